@@ -1,0 +1,98 @@
+/*
+ * atomic.cl: the naive baseline of the workshop seed. Every work-item folds
+ * its one element straight into a single global value with an atomic
+ * operation: no local memory, no tree, and all work-items contending for one
+ * address. The order of the updates is whatever the hardware makes it, so a
+ * float result varies from run to run.
+ *
+ * The value lives in ATOM_T, ACC_T widened to 32 bits at least because
+ * OpenCL has no 8- or 16-bit atomics; the host narrows it afterwards.
+ * Flags: ATOM_T; ATOM_64 when it is 64 bits wide (cl_khr_int64_base_atomics
+ * required), and HAS_INT64_EXTENDED_ATOMICS when the device has those.
+ */
+#ifndef ATOM_T
+#define ATOM_T ACC_T
+#endif
+
+#ifdef ATOM_64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#if HAS_INT64_EXTENDED_ATOMICS
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#endif
+#endif
+
+#ifdef ATOM_64
+#define ATOM_BITS ulong
+#define ATOM_CMPXCHG atom_cmpxchg
+#else
+#define ATOM_BITS uint
+#define ATOM_CMPXCHG atomic_cmpxchg
+#endif
+
+#if ACC_FLOAT
+#define TO_BITS(x) CONCAT(as_, ATOM_BITS)(x)
+#define FROM_BITS(x) CONCAT(as_, ATOM_T)(x)
+#else
+#define TO_BITS(x) ((ATOM_BITS)(x))
+#define FROM_BITS(x) ((ATOM_T)(x))
+#endif
+
+/* Folds `value` into *target with compare-and-swap: works for any operator. */
+inline void atomic_fold_cas(volatile __global ATOM_T *target, ACC_T value)
+{
+    volatile __global ATOM_BITS *bits = (volatile __global ATOM_BITS *)target;
+    ATOM_BITS seen = *bits;
+    for (;;) {
+        const ATOM_T merged = (ATOM_T)combine((ACC_T)FROM_BITS(seen), value);
+        const ATOM_BITS before = ATOM_CMPXCHG(bits, seen, TO_BITS(merged));
+        if (before == seen)
+            break;
+        seen = before;
+    }
+}
+
+/*
+ * The device's own atomic where OpenCL has one, compare-and-swap otherwise.
+ * Narrow integers use the 32-bit atomics on their widened value: min, max
+ * and the bitwise operators commute with sign or zero extension.
+ */
+inline void atomic_fold(volatile __global ATOM_T *target, ACC_T value)
+{
+#if ACC_FLOAT || OP == OP_PROD
+    atomic_fold_cas(target, value);
+#elif !defined(ATOM_64) && OP == OP_SUM
+    atomic_add(target, value);
+#elif !defined(ATOM_64) && OP == OP_MIN
+    atomic_min(target, value);
+#elif !defined(ATOM_64) && OP == OP_MAX
+    atomic_max(target, value);
+#elif !defined(ATOM_64) && OP == OP_AND
+    atomic_and(target, value);
+#elif !defined(ATOM_64) && OP == OP_OR
+    atomic_or(target, value);
+#elif !defined(ATOM_64) && OP == OP_XOR
+    atomic_xor(target, value);
+#elif OP == OP_SUM
+    atom_add(target, value);
+#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_MIN
+    atom_min(target, value);
+#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_MAX
+    atom_max(target, value);
+#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_AND
+    atom_and(target, value);
+#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_OR
+    atom_or(target, value);
+#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_XOR
+    atom_xor(target, value);
+#else
+    atomic_fold_cas(target, value);
+#endif
+}
+
+__kernel void reduce_atomic(__global const IN_T *in, ulong offset, ulong n,
+                            volatile __global ATOM_T *out)
+{
+    const size_t i = get_global_id(0);
+    if (i < n)
+        atomic_fold(out, load_in(in, offset + i));
+}

@@ -1,0 +1,212 @@
+/*
+ * defs.cl: prepended to every clfold kernel source. It turns the host's -D
+ * flags into an element type, an accumulator type and an operator, the
+ * stand-in for the C++ templates of Harris's slides.
+ *
+ * Flags (defaults let the file compile on its own):
+ *   IN_T          type stored in the input buffer (int, half, ...)
+ *   IN_HALF       1 when IN_T is half: loaded with vload_half
+ *   ACC_T         accumulator and result type
+ *   ACC_UT        its unsigned twin (integers), for wrapping arithmetic
+ *   ACC_SIZE      sizeof(ACC_T)
+ *   ACC_FLOAT     0 for integers, else the width of the float (32, 64)
+ *   ACC_LOWEST    least ACC_T value (identity of max)
+ *   ACC_HIGHEST   greatest ACC_T value (identity of min)
+ *   OP            OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR
+ *   NEEDS_FP64    1 when IN_T or ACC_T is double
+ *   WARP_SHUFFLE  1 only where lanes of 32 are guaranteed to run in step and
+ *                 shfl.sync exists (NVIDIA); the host decides, never the kernel
+ */
+#ifndef IN_T
+#define IN_T int
+#endif
+#ifndef IN_HALF
+#define IN_HALF 0
+#endif
+#ifndef ACC_T
+#define ACC_T int
+#define ACC_UT uint
+#define ACC_SIZE 4
+#define ACC_FLOAT 0
+#define ACC_LOWEST INT_MIN
+#define ACC_HIGHEST INT_MAX
+#endif
+#ifndef OP
+#define OP OP_SUM
+#endif
+#ifndef NEEDS_FP64
+#define NEEDS_FP64 0
+#endif
+#ifndef WARP_SHUFFLE
+#define WARP_SHUFFLE 0
+#endif
+
+#define OP_SUM 0
+#define OP_PROD 1
+#define OP_MIN 2
+#define OP_MAX 3
+#define OP_AND 4
+#define OP_OR 5
+#define OP_XOR 6
+
+#if NEEDS_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define CONCAT_(a, b) a##b
+#define CONCAT(a, b) CONCAT_(a, b)
+
+#if OP == OP_SUM || OP == OP_OR || OP == OP_XOR
+#define IDENTITY ((ACC_T)0)
+#elif OP == OP_PROD
+#define IDENTITY ((ACC_T)1)
+#elif OP == OP_MIN
+#define IDENTITY ((ACC_T)(ACC_HIGHEST))
+#elif OP == OP_MAX
+#define IDENTITY ((ACC_T)(ACC_LOWEST))
+#elif OP == OP_AND
+#define IDENTITY ((ACC_T)(~(ACC_T)0))
+#endif
+
+/* Element i of the input, converted to the accumulator type. */
+inline ACC_T load_in(__global const IN_T *in, size_t i)
+{
+#if IN_HALF
+    return (ACC_T)vload_half(i, in);
+#else
+    return (ACC_T)in[i];
+#endif
+}
+
+#if ACC_FLOAT
+#if ACC_FLOAT == 64
+#define ACC_BITS ulong
+#else
+#define ACC_BITS uint
+#endif
+#define AS_BITS(x) CONCAT(as_, ACC_BITS)(x)
+#define AS_ACC(x) CONCAT(as_, ACC_T)(x)
+
+/*
+ * IEEE 754-2019 minimum/maximum: a NaN operand gives NaN, and -0 < +0. The
+ * rule is associative and commutative, so every kernel, whatever its order,
+ * returns the same bits. Equal operands differ at most in the sign of zero:
+ * or-ing the bits picks -0 for min, and-ing picks +0 for max.
+ */
+inline ACC_T float_min(ACC_T a, ACC_T b)
+{
+    if (isnan(a) || isnan(b))
+        return a + b;
+    if (a != b)
+        return a < b ? a : b;
+    return AS_ACC(AS_BITS(a) | AS_BITS(b));
+}
+
+inline ACC_T float_max(ACC_T a, ACC_T b)
+{
+    if (isnan(a) || isnan(b))
+        return a + b;
+    if (a != b)
+        return a > b ? a : b;
+    return AS_ACC(AS_BITS(a) & AS_BITS(b));
+}
+#endif
+
+/* The operator. Integer sums and products wrap: they run in ACC_UT. */
+inline ACC_T combine(ACC_T a, ACC_T b)
+{
+#if OP == OP_SUM && ACC_FLOAT
+    return a + b;
+#elif OP == OP_SUM
+    return (ACC_T)((ACC_UT)a + (ACC_UT)b);
+#elif OP == OP_PROD && ACC_FLOAT
+    return a * b;
+#elif OP == OP_PROD
+    return (ACC_T)((ACC_UT)a * (ACC_UT)b);
+#elif OP == OP_MIN && ACC_FLOAT
+    return float_min(a, b);
+#elif OP == OP_MIN
+    return a < b ? a : b;
+#elif OP == OP_MAX && ACC_FLOAT
+    return float_max(a, b);
+#elif OP == OP_MAX
+    return a > b ? a : b;
+#elif OP == OP_AND
+    return a & b;
+#elif OP == OP_OR
+    return a | b;
+#elif OP == OP_XOR
+    return a ^ b;
+#endif
+}
+
+/*
+ * The last six levels of a work-group's tree, kept correct everywhere:
+ * on entry sdata[0 .. min(block, 64)) holds the partial values; on return
+ * work-item 0 holds the group's value.
+ *
+ * Harris's "unroll the last warp" drops the barriers and relies on 32 lanes
+ * running in lockstep through volatile shared memory. OpenCL promises no
+ * such thing: on POCL the work-items of a "warp" run one after another and
+ * the sum comes out wrong, and on any device it is a data race. So:
+ *   - with WARP_SHUFFLE (NVIDIA, chosen by the host), the 32 lanes exchange
+ *     registers with shfl.sync, which synchronises them by definition;
+ *   - everywhere else each level keeps its barrier.
+ */
+#if WARP_SHUFFLE
+inline uint shfl_down_u32(uint value, uint delta)
+{
+    uint result;
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(result)
+                 : "r"(value), "r"(delta));
+    return result;
+}
+
+inline ACC_T shfl_down(ACC_T value, uint delta)
+{
+#if ACC_SIZE == 8
+    uint2 halves = as_uint2(value);
+    halves.x = shfl_down_u32(halves.x, delta);
+    halves.y = shfl_down_u32(halves.y, delta);
+    return CONCAT(as_, ACC_T)(halves);
+#elif ACC_FLOAT
+    return as_float(shfl_down_u32(as_uint(value), delta));
+#else
+    return (ACC_T)shfl_down_u32((uint)value, delta);
+#endif
+}
+
+/* Lanes 0..31 of a full warp fold sdata[0..64) into lane 0's register. */
+inline ACC_T warp_fold(__local const ACC_T *sdata, uint tid)
+{
+    ACC_T value = combine(sdata[tid], sdata[tid + 32]);
+    for (uint delta = 16; delta > 0; delta >>= 1)
+        value = combine(value, shfl_down(value, delta));
+    return value;
+}
+#endif
+
+/*
+ * Folds the last levels of the tree (s = 32 .. 1) and returns the group's
+ * value, valid in work-item 0. `block` is the work-group size: a runtime
+ * value for K5, a compile-time constant for K6 and K7, where every branch
+ * below folds away.
+ */
+inline ACC_T fold_tail(__local ACC_T *sdata, uint tid, uint block)
+{
+#if WARP_SHUFFLE
+    if (block >= 64) {
+        ACC_T value = IDENTITY;
+        if (tid < 32)
+            value = warp_fold(sdata, tid);
+        return value;
+    }
+#endif
+    for (uint s = min(block / 2, 32u); s > 0; s >>= 1) {
+        if (tid < s)
+            sdata[tid] = combine(sdata[tid], sdata[tid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return sdata[0];
+}

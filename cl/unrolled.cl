@@ -1,0 +1,65 @@
+/*
+ * unrolled.cl: steps 6 and 7 of Harris's ladder. BLOCK_SIZE is a
+ * compile-time constant (the host passes -DBLOCK_SIZE, the stand-in for his
+ * template parameter), so the local array is static and every level of the
+ * tree unrolls, with the branches on BLOCK_SIZE folded away.
+ */
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 256
+#endif
+
+/* All levels above the last 64 values, fully unrolled; then the tail. */
+inline ACC_T fold_unrolled(__local ACC_T *sdata, uint tid)
+{
+#pragma unroll
+    for (uint s = BLOCK_SIZE / 2; s > 32; s >>= 1) {
+        if (tid < s)
+            sdata[tid] = combine(sdata[tid], sdata[tid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return fold_tail(sdata, tid, BLOCK_SIZE);
+}
+
+/* K6: K5 with the block size known at compile time. */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
+void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out)
+{
+    __local ACC_T sdata[BLOCK_SIZE];
+    const uint tid = get_local_id(0);
+    const size_t i = get_group_id(0) * (size_t)(2 * BLOCK_SIZE) + tid;
+
+    ACC_T value = i < n ? load_in(in, offset + i) : IDENTITY;
+    if (i + BLOCK_SIZE < n)
+        value = combine(value, load_in(in, offset + i + BLOCK_SIZE));
+    sdata[tid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    value = fold_unrolled(sdata, tid);
+    if (tid == 0)
+        out[get_group_id(0)] = value;
+}
+
+/*
+ * K7: algorithm cascading. The grid is fixed by the host; each work-item
+ * first folds every (2 * BLOCK_SIZE * groups)-th pair in a private register,
+ * a grid-size stride that keeps neighbouring work-items on neighbouring
+ * addresses, then the group folds its registers as K6 does.
+ */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
+void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out)
+{
+    __local ACC_T sdata[BLOCK_SIZE];
+    const uint tid = get_local_id(0);
+    const size_t stride = (size_t)(2 * BLOCK_SIZE) * get_num_groups(0);
+
+    ACC_T value = IDENTITY;
+    for (size_t i = get_group_id(0) * (size_t)(2 * BLOCK_SIZE) + tid; i < n; i += stride) {
+        value = combine(value, load_in(in, offset + i));
+        if (i + BLOCK_SIZE < n)
+            value = combine(value, load_in(in, offset + i + BLOCK_SIZE));
+    }
+    sdata[tid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    value = fold_unrolled(sdata, tid);
+    if (tid == 0)
+        out[get_group_id(0)] = value;
+}

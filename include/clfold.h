@@ -1,0 +1,210 @@
+/*
+ * clfold: portable OpenCL reductions.
+ *
+ * Reduce an array to one value (sum, product, min, max, bitwise and/or/xor)
+ * on any OpenCL device. Kernels are compiled at run time from sources
+ * embedded in the library; built programs are cached in the context.
+ *
+ * Threading: a context may be used by one thread at a time. Different
+ * contexts, even on the same device, may be used from different threads at
+ * once. The library keeps no global mutable state.
+ *
+ * The library never prints, exits or aborts. Every call returns a status;
+ * clfold_last_error() says what went wrong in words (a build log, which
+ * argument was bad).
+ */
+#ifndef CLFOLD_H
+#define CLFOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks the public API: the only symbols the shared library exports. */
+#if defined(CLFOLD_BUILDING) && defined(__GNUC__)
+#define CLFOLD_API __attribute__((visibility("default")))
+#else
+#define CLFOLD_API
+#endif
+
+#define CLFOLD_VERSION_MAJOR 0
+#define CLFOLD_VERSION_MINOR 1
+#define CLFOLD_VERSION_PATCH 0
+
+/* "MAJOR.MINOR.PATCH" of the library actually linked. */
+CLFOLD_API const char *clfold_version_string(void);
+
+typedef struct clfold_context clfold_context;
+
+/*
+ * 0 is success. OpenCL's own error codes (negative, above -1000) pass through
+ * unchanged; the library's own codes are -1000 and below.
+ */
+typedef enum {
+    CLFOLD_SUCCESS = 0,
+    CLFOLD_ERROR_INVALID_ARGUMENT = -1000,   /* NULL pointer, bad value */
+    CLFOLD_ERROR_INVALID_TYPE = -1001,       /* not a clfold_type */
+    CLFOLD_ERROR_INVALID_OP = -1002,         /* not a clfold_op */
+    CLFOLD_ERROR_INVALID_KERNEL = -1003,     /* not a clfold_kernel */
+    CLFOLD_ERROR_OP_NOT_FOR_TYPE = -1004,    /* e.g. bitwise and on float */
+    CLFOLD_ERROR_INVALID_BLOCK_SIZE = -1005, /* not a power of two, or too large */
+    CLFOLD_ERROR_OUT_OF_BOUNDS = -1006,      /* offset + count beyond the buffer */
+    CLFOLD_ERROR_DEVICE_NOT_FOUND = -1007,   /* no device matches the selector */
+    CLFOLD_ERROR_NO_FP64 = -1008,            /* double asked of a device without it */
+    CLFOLD_ERROR_BUILD_FAILED = -1009,       /* kernel build failed; log in last_error */
+    CLFOLD_ERROR_OUT_OF_HOST_MEMORY = -1010,
+    CLFOLD_ERROR_UNSUPPORTED = -1011,        /* the device lacks what this needs */
+    CLFOLD_ERROR_NO_PROFILING = -1012,       /* the queue has no profiling */
+    CLFOLD_ERROR_KERNEL_SOURCE = -1013,      /* CLFOLD_KERNEL_DIR file unreadable */
+    CLFOLD_ERROR_WRONG_CONTEXT = -1014,      /* buffer from another cl_context */
+    CLFOLD_ERROR_TOO_LARGE = -1015           /* more than the device can hold */
+} clfold_status;
+
+typedef enum {
+    CLFOLD_SUM,
+    CLFOLD_PROD,
+    CLFOLD_MIN,
+    CLFOLD_MAX,
+    CLFOLD_AND,
+    CLFOLD_OR,
+    CLFOLD_XOR
+} clfold_op;
+
+/*
+ * Element types. The result of a reduction has the type that
+ * clfold_result_type() gives (see the table in README.md):
+ *   sum, product of an integer type -> 64-bit integer of the same signedness
+ *     (as numpy.sum does); overflow wraps modulo 2^64
+ *   min, max, and, or, xor          -> the element type
+ *   half                            -> float, for every operator
+ *   float, double sum/product/min/max -> the element type
+ * Bitwise operators apply to integer types only.
+ */
+typedef enum {
+    CLFOLD_INT32,
+    CLFOLD_UINT32,
+    CLFOLD_FLOAT,
+    CLFOLD_INT8,
+    CLFOLD_UINT8,
+    CLFOLD_INT16,
+    CLFOLD_UINT16,
+    CLFOLD_INT64,
+    CLFOLD_UINT64,
+    CLFOLD_HALF,
+    CLFOLD_DOUBLE
+} clfold_type;
+
+/*
+ * Which kernel reduces. CLFOLD_AUTO lets clfold choose for the device;
+ * K1..K7 are the steps of Mark Harris's ladder; CLFOLD_ATOMIC is the naive
+ * baseline that folds every element into one global value with atomics (its
+ * order, and so a float result, varies from run to run).
+ */
+typedef enum {
+    CLFOLD_AUTO = 0,
+    CLFOLD_K1, /* interleaved addressing, divergent branching */
+    CLFOLD_K2, /* interleaved addressing, strided index, bank conflicts */
+    CLFOLD_K3, /* sequential addressing */
+    CLFOLD_K4, /* first add during the global load */
+    CLFOLD_K5, /* unroll the last warp */
+    CLFOLD_K6, /* complete unroll, block size known at compile time */
+    CLFOLD_K7, /* many elements per work-item, grid-size stride */
+    CLFOLD_ATOMIC
+} clfold_kernel;
+
+/*
+ * Creates a context on the device that `device` selects: "P:D" (platform and
+ * device index, as `clfold devices` lists them), or a case-insensitive
+ * substring of the device or platform name. NULL selects the device named by
+ * the environment variable CLFOLD_DEVICE, else the first GPU, else the first
+ * device. The context owns its cl_context and an in-order queue with
+ * profiling enabled.
+ */
+CLFOLD_API clfold_status clfold_create(clfold_context **ctx, const char *device);
+
+/*
+ * Creates a context that works on a queue the caller owns (it is retained,
+ * and released by clfold_destroy). Device timings need a queue created with
+ * CL_QUEUE_PROFILING_ENABLE.
+ */
+CLFOLD_API clfold_status clfold_create_with_queue(clfold_context **ctx, cl_command_queue queue);
+
+/* Releases everything the context holds. NULL is fine. */
+CLFOLD_API void clfold_destroy(clfold_context *ctx);
+
+CLFOLD_API cl_context clfold_cl_context(const clfold_context *ctx);
+CLFOLD_API cl_command_queue clfold_queue(const clfold_context *ctx);
+CLFOLD_API cl_device_id clfold_device(const clfold_context *ctx);
+
+/*
+ * Chooses the kernel and work-group size for later reductions on this
+ * context. block_size 0 lets clfold choose; otherwise it must be a power of
+ * two no larger than the device's maximum work-group size.
+ */
+CLFOLD_API clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel kernel, size_t block_size);
+
+/*
+ * Reduces `count` elements of `type` starting at element `offset` of
+ * `buffer`, which must belong to this context's cl_context. Blocking: when
+ * it returns, `result` (host memory) holds a value of clfold_result_type().
+ * count == 0 gives the operator's identity.
+ */
+CLFOLD_API clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
+                                   clfold_type type, clfold_op op, void *result);
+
+/* As clfold_reduce_buffer, on `count` elements in host memory. */
+CLFOLD_API clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t count,
+                                 clfold_type type, clfold_op op, void *result);
+
+/* The type a reduction of `type` by `op` returns, and its size in bytes. */
+CLFOLD_API clfold_status clfold_result_type(clfold_type type, clfold_op op, clfold_type *result_type);
+CLFOLD_API size_t clfold_type_size(clfold_type type); /* 0 for an unknown type */
+
+/* Names as the runner spells them ("int32", "sum", "k3"); NULL if unknown. */
+CLFOLD_API const char *clfold_type_name(clfold_type type);
+CLFOLD_API const char *clfold_op_name(clfold_op op);
+CLFOLD_API const char *clfold_kernel_name(clfold_kernel kernel);
+
+/* The reverse, case-insensitive; CLFOLD_ERROR_INVALID_{TYPE,OP,KERNEL} if unknown. */
+CLFOLD_API clfold_status clfold_type_from_name(const char *name, clfold_type *type);
+CLFOLD_API clfold_status clfold_op_from_name(const char *name, clfold_op *op);
+CLFOLD_API clfold_status clfold_kernel_from_name(const char *name, clfold_kernel *kernel);
+
+/* What the last successful reduction on a context did on the device. */
+typedef struct {
+    clfold_kernel kernel;    /* the kernel that ran (AUTO resolved) */
+    size_t block_size;       /* its work-group size */
+    unsigned passes;         /* kernel launches */
+    double device_ms;        /* sum of the launches' device times; < 0 without profiling */
+    uint64_t bytes_read;     /* global memory the kernels read */
+    uint64_t bytes_written;  /* global memory the kernels wrote */
+} clfold_run_info;
+
+CLFOLD_API clfold_status clfold_last_run(const clfold_context *ctx, clfold_run_info *info);
+
+/*
+ * The -D options of the kernel the last reduction used, e.g.
+ * "-DOP=OP_SUM -DIN_T=int ... -DBLOCK_SIZE=256": with the files of cl/ they
+ * rebuild that kernel by hand. "" before any reduction.
+ */
+CLFOLD_API const char *clfold_last_build_options(const clfold_context *ctx);
+
+/* The name of any status, clfold's or OpenCL's ("CL_OUT_OF_RESOURCES"). */
+CLFOLD_API const char *clfold_status_string(clfold_status status);
+
+/* What went wrong in the last failed call on this context, in words; "" if nothing. */
+CLFOLD_API const char *clfold_last_error(const clfold_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLFOLD_H */

@@ -1,0 +1,129 @@
+/*
+ * context.c: creating and destroying contexts, and the small accessors. A
+ * context owns (or retains) its cl_context and queue, the program cache and
+ * the scratch buffers; destroying it releases all of them.
+ */
+#include <stdlib.h>
+
+#include "device.h"
+#include "plan.h"
+
+static clfold_status context_alloc(clfold_context **ctx)
+{
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    *ctx = calloc(1, sizeof **ctx);
+    return *ctx != NULL ? CLFOLD_SUCCESS : CLFOLD_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+clfold_status clfold_create(clfold_context **out, const char *selector)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    clfold_context *ctx = NULL;
+    cl_int err;
+
+    CHECK(context_alloc(&ctx));
+    CHECK(device_select(ctx, selector, &ctx->device));
+    ctx->cl = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &err);
+    CHECK_CL(err, "clCreateContext");
+    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device, CL_QUEUE_PROFILING_ENABLE, &err);
+    CHECK_CL(err, "clCreateCommandQueue");
+    CHECK(device_read_caps(ctx));
+cleanup:
+    if (status != CLFOLD_SUCCESS) {
+        clfold_destroy(ctx);
+        ctx = NULL;
+    }
+    if (out != NULL)
+        *out = ctx;
+    return status;
+}
+
+clfold_status clfold_create_with_queue(clfold_context **out, cl_command_queue queue)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    clfold_context *ctx = NULL;
+
+    CHECK(context_alloc(&ctx));
+    if (queue == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "queue is NULL");
+    CHECK_CL(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl, &ctx->cl, NULL),
+             "CL_QUEUE_CONTEXT");
+    CHECK_CL(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->device, &ctx->device, NULL),
+             "CL_QUEUE_DEVICE");
+    CHECK_CL(clRetainContext(ctx->cl), "clRetainContext");
+    CHECK_CL(clRetainCommandQueue(queue), "clRetainCommandQueue");
+    ctx->queue = queue;
+    CHECK(device_read_caps(ctx));
+cleanup:
+    if (status != CLFOLD_SUCCESS) {
+        if (ctx != NULL && ctx->queue == NULL)
+            ctx->cl = NULL; /* not retained yet */
+        clfold_destroy(ctx);
+        ctx = NULL;
+    }
+    if (out != NULL)
+        *out = ctx;
+    return status;
+}
+
+void clfold_destroy(clfold_context *ctx)
+{
+    if (ctx == NULL)
+        return;
+    if (ctx->queue != NULL)
+        clFinish(ctx->queue);
+    program_cache_release(&ctx->programs);
+    for (int i = 0; i < 2; i++)
+        if (ctx->scratch[i] != NULL)
+            clReleaseMemObject(ctx->scratch[i]);
+    if (ctx->queue != NULL)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->cl != NULL)
+        clReleaseContext(ctx->cl);
+    free(ctx->last_error);
+    free(ctx);
+}
+
+cl_context clfold_cl_context(const clfold_context *ctx) { return ctx ? ctx->cl : NULL; }
+cl_command_queue clfold_queue(const clfold_context *ctx) { return ctx ? ctx->queue : NULL; }
+cl_device_id clfold_device(const clfold_context *ctx) { return ctx ? ctx->device : NULL; }
+
+clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel kernel, size_t block_size)
+{
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
+    if (clfold_kernel_name(kernel) == NULL)
+        return fail(ctx, CLFOLD_ERROR_INVALID_KERNEL, "unknown kernel %d", (int)kernel);
+    if (block_size != 0) {
+        clfold_status status = plan_check_block(ctx, block_size);
+        if (status != CLFOLD_SUCCESS)
+            return status;
+    }
+    ctx->kernel = kernel;
+    ctx->block_size = block_size;
+    return CLFOLD_SUCCESS;
+}
+
+clfold_status clfold_last_run(const clfold_context *ctx, clfold_run_info *info)
+{
+    if (ctx == NULL || info == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    if (!ctx->has_last_run)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    *info = ctx->last_run;
+    return CLFOLD_SUCCESS;
+}
+
+const char *clfold_last_build_options(const clfold_context *ctx)
+{
+    return ctx != NULL ? ctx->programs.last_options : "";
+}
+
+const char *clfold_version_string(void)
+{
+#define STR_(x) #x
+#define STR(x) STR_(x)
+    return STR(CLFOLD_VERSION_MAJOR) "." STR(CLFOLD_VERSION_MINOR) "." STR(CLFOLD_VERSION_PATCH);
+}

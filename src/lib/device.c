@@ -1,0 +1,180 @@
+/*
+ * device.c: device selection and capabilities. Platforms and devices are
+ * numbered in the order OpenCL lists them, as `clfold devices` shows them.
+ */
+#include "device.h"
+
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NVIDIA's cl_nv_device_attribute_query: the warp width. */
+#ifndef CL_DEVICE_WARP_SIZE_NV
+#define CL_DEVICE_WARP_SIZE_NV 0x4003
+#endif
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES 64
+
+/* Case-insensitive strstr. */
+static bool contains_nocase(const char *haystack, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *haystack != '\0'; haystack++) {
+        size_t i = 0;
+        while (i < n && haystack[i] != '\0' &&
+               tolower((unsigned char)haystack[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return n == 0;
+}
+
+/* "P:D" with two decimal numbers; false for anything else. */
+static bool parse_index(const char *selector, unsigned *platform, unsigned *device)
+{
+    char *end = NULL;
+    if (!isdigit((unsigned char)selector[0]))
+        return false;
+    unsigned long p = strtoul(selector, &end, 10);
+    if (*end != ':' || !isdigit((unsigned char)end[1]))
+        return false;
+    unsigned long d = strtoul(end + 1, &end, 10);
+    if (*end != '\0' || p > 1000 || d > 1000)
+        return false;
+    *platform = (unsigned)p;
+    *device = (unsigned)d;
+    return true;
+}
+
+static bool device_matches(cl_platform_id platform, cl_device_id device, unsigned p, unsigned d,
+                           const char *selector)
+{
+    char name[256] = "";
+    unsigned want_p, want_d;
+    if (parse_index(selector, &want_p, &want_d))
+        return p == want_p && d == want_d;
+    if (clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name, name, NULL) == CL_SUCCESS &&
+        contains_nocase(name, selector))
+        return true;
+    return clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, NULL) == CL_SUCCESS &&
+           contains_nocase(name, selector);
+}
+
+static bool is_gpu(cl_device_id device)
+{
+    cl_device_type type = 0;
+    return clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+           (type & CL_DEVICE_TYPE_GPU);
+}
+
+clfold_status device_select(clfold_context *ctx, const char *selector, cl_device_id *device)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_platform_id platforms[MAX_PLATFORMS];
+    cl_uint n_platforms = 0;
+    cl_device_id first = NULL, first_gpu = NULL;
+
+    *device = NULL;
+    if (selector == NULL || selector[0] == '\0')
+        selector = getenv("CLFOLD_DEVICE");
+    if (selector != NULL && selector[0] == '\0')
+        selector = NULL;
+    cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &n_platforms);
+    if (err == CL_PLATFORM_NOT_FOUND_KHR || n_platforms == 0)
+        FAIL(CLFOLD_ERROR_DEVICE_NOT_FOUND, "no OpenCL platform is installed");
+    CHECK_CL(err, "clGetPlatformIDs");
+    for (cl_uint p = 0; p < n_platforms && p < MAX_PLATFORMS && *device == NULL; p++) {
+        cl_device_id devices[MAX_DEVICES];
+        cl_uint n_devices = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &n_devices) !=
+            CL_SUCCESS)
+            continue; /* a platform without devices is not an error */
+        for (cl_uint d = 0; d < n_devices && d < MAX_DEVICES; d++) {
+            if (selector != NULL && device_matches(platforms[p], devices[d], p, d, selector)) {
+                *device = devices[d];
+                break;
+            }
+            if (first == NULL)
+                first = devices[d];
+            if (first_gpu == NULL && is_gpu(devices[d]))
+                first_gpu = devices[d];
+        }
+    }
+    if (selector == NULL)
+        *device = first_gpu != NULL ? first_gpu : first;
+    if (*device == NULL && selector != NULL)
+        FAIL(CLFOLD_ERROR_DEVICE_NOT_FOUND, "no OpenCL device matches \"%s\"", selector);
+    if (*device == NULL)
+        FAIL(CLFOLD_ERROR_DEVICE_NOT_FOUND, "no OpenCL device found");
+cleanup:
+    return status;
+}
+
+static bool has_extension(const char *extensions, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *at = strstr(extensions, name); at != NULL; at = strstr(at + 1, name))
+        if ((at == extensions || at[-1] == ' ') && (at[n] == ' ' || at[n] == '\0'))
+            return true;
+    return false;
+}
+
+/*
+ * shfl.sync is a promise only NVIDIA makes: lanes of 32, synchronised by the
+ * instruction itself. Anything that does not report a 32-wide warp through
+ * NVIDIA's own query keeps the barriers.
+ */
+static bool has_warp_shuffle(cl_device_id device, const char *extensions)
+{
+    cl_uint warp = 0;
+    if (!has_extension(extensions, "cl_nv_device_attribute_query"))
+        return false;
+    if (getenv("CLFOLD_NO_WARP_SHUFFLE") != NULL)
+        return false;
+    return clGetDeviceInfo(device, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) ==
+               CL_SUCCESS &&
+           warp == 32;
+}
+
+#define GET_INFO(param, value) \
+    CHECK_CL(clGetDeviceInfo(ctx->device, (param), sizeof(value), &(value), NULL), #param)
+
+clfold_status device_read_caps(clfold_context *ctx)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct device_caps *caps = &ctx->caps;
+    char *extensions = NULL;
+    size_t size = 0;
+    cl_device_type type = 0;
+    cl_command_queue_properties queue_props = 0;
+
+    GET_INFO(CL_DEVICE_NAME, caps->name);
+    GET_INFO(CL_DEVICE_TYPE, type);
+    GET_INFO(CL_DEVICE_MAX_COMPUTE_UNITS, caps->compute_units);
+    GET_INFO(CL_DEVICE_MAX_WORK_GROUP_SIZE, caps->max_work_group_size);
+    GET_INFO(CL_DEVICE_LOCAL_MEM_SIZE, caps->local_mem_size);
+    GET_INFO(CL_DEVICE_MAX_MEM_ALLOC_SIZE, caps->max_alloc_size);
+    CHECK_CL(clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size),
+             "CL_DEVICE_EXTENSIONS");
+    extensions = malloc(size + 1);
+    if (extensions == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the device's extensions");
+    CHECK_CL(clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, size, extensions, NULL),
+             "CL_DEVICE_EXTENSIONS");
+    extensions[size] = '\0';
+    CHECK_CL(clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof queue_props,
+                                   &queue_props, NULL),
+             "CL_QUEUE_PROPERTIES");
+    caps->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    caps->has_fp64 = has_extension(extensions, "cl_khr_fp64");
+    caps->has_int64_base_atomics = has_extension(extensions, "cl_khr_int64_base_atomics");
+    caps->has_int64_extended_atomics = has_extension(extensions, "cl_khr_int64_extended_atomics");
+    caps->warp_shuffle = has_warp_shuffle(ctx->device, extensions);
+    caps->profiling = (queue_props & CL_QUEUE_PROFILING_ENABLE) != 0;
+cleanup:
+    free(extensions);
+    return status;
+}

@@ -1,0 +1,91 @@
+/*
+ * internal.h: what the library's modules share and users never see: the
+ * context, the device capabilities it caches, and the error-flow macros.
+ */
+#ifndef CLFOLD_INTERNAL_H
+#define CLFOLD_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "clfold.h"
+#include "program.h"
+#include "types.h"
+
+/* cl_khr_icd: the ICD loader found no platform (not in every cl.h). */
+#ifndef CL_PLATFORM_NOT_FOUND_KHR
+#define CL_PLATFORM_NOT_FOUND_KHR -1001
+#endif
+
+/* What clfold needs to know about a device, read once at context creation. */
+struct device_caps {
+    char name[256];
+    bool is_cpu;
+    bool has_fp64;
+    bool has_int64_base_atomics;
+    bool has_int64_extended_atomics;
+    bool warp_shuffle;           /* NVIDIA: shfl.sync over 32-lane warps */
+    bool profiling;              /* the queue records event times */
+    cl_uint compute_units;
+    size_t max_work_group_size;
+    cl_ulong local_mem_size;
+    cl_ulong max_alloc_size;
+};
+
+struct clfold_context {
+    cl_device_id device;
+    cl_context cl;
+    cl_command_queue queue;
+    struct device_caps caps;
+
+    clfold_kernel kernel;        /* as set by clfold_set_kernel */
+    size_t block_size;           /* 0 = choose */
+
+    struct program_cache programs;
+    cl_mem scratch[2];           /* ping-pong partial results, grown on demand */
+    size_t scratch_bytes[2];
+
+    clfold_run_info last_run;
+    bool has_last_run;
+    char *last_error;            /* malloc'ed; may hold a whole build log */
+};
+
+/*
+ * Records what went wrong in ctx->last_error (ctx may be NULL) and returns
+ * `status`, so that callers can write `return fail(ctx, status, ...)` or use
+ * the macros below.
+ */
+clfold_status fail(clfold_context *ctx, clfold_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Forgets the last error: called at the start of every public entry point. */
+void clear_error(clfold_context *ctx);
+
+/*
+ * Error flow: each function has one `clfold_status status` and one `cleanup:`
+ * label; these set the status, say why, and jump.
+ */
+#define FAIL(code, ...)                                   \
+    do {                                                  \
+        status = fail(ctx, (code), __VA_ARGS__);          \
+        goto cleanup;                                     \
+    } while (0)
+
+#define CHECK_CL(call, what)                                                        \
+    do {                                                                            \
+        cl_int err_ = (call);                                                       \
+        if (err_ != CL_SUCCESS)                                                     \
+            FAIL((clfold_status)err_, "%s failed: %s", (what),                      \
+                 clfold_status_string((clfold_status)err_));                        \
+    } while (0)
+
+#define CHECK(call)                                       \
+    do {                                                  \
+        status = (call);                                  \
+        if (status != CLFOLD_SUCCESS)                     \
+            goto cleanup;                                 \
+    } while (0)
+
+#endif /* CLFOLD_INTERNAL_H */

@@ -1,0 +1,261 @@
+/*
+ * program.c: turns a build_config into -D flags, builds programs from the
+ * sources embedded at build time (or, for kernel hacking, from the folder
+ * that CLFOLD_KERNEL_DIR names), and caches programs and kernels per context.
+ */
+#include "program.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Appends formatted text to buf; false once it no longer fits. */
+static bool append(char *buf, size_t cap, const char *format, ...)
+{
+    size_t used = strlen(buf);
+    va_list args;
+    va_start(args, format);
+    int written = vsnprintf(buf + used, cap - used, format, args);
+    va_end(args);
+    return written >= 0 && (size_t)written < cap - used;
+}
+
+static bool append_type_flags(char *buf, size_t cap, const char *prefix, clfold_type type)
+{
+    const struct type_info *info = type_info(type);
+    bool ok = append(buf, cap, " -D%s_T=%s", prefix, info->cl_name);
+    if (strcmp(prefix, "ACC") == 0) {
+        ok = ok && append(buf, cap, " -DACC_SIZE=%zu -DACC_FLOAT=%u -DACC_LOWEST=%s -DACC_HIGHEST=%s",
+                          info->size, info->float_bits, info->cl_lowest, info->cl_highest);
+        if (info->cl_unsigned != NULL)
+            ok = ok && append(buf, cap, " -DACC_UT=%s", info->cl_unsigned);
+    }
+    return ok;
+}
+
+/* The atomic baseline works on ACC_T widened to 32 or 64 bits. */
+static bool append_atomic_flags(const struct clfold_context *ctx, char *buf, size_t cap,
+                                clfold_type acc)
+{
+    const struct type_info *info = type_info(acc);
+    const char *atom = info->size == 8 ? info->cl_name
+                     : info->size == 4 ? info->cl_name
+                     : info->is_signed ? "int" : "uint";
+    bool ok = append(buf, cap, " -DATOM_T=%s", atom);
+    if (info->size == 8)
+        ok = ok && append(buf, cap, " -DATOM_64=1 -DHAS_INT64_EXTENDED_ATOMICS=%d",
+                          ctx->caps.has_int64_extended_atomics ? 1 : 0);
+    return ok;
+}
+
+/*
+ * The whole option string for one kernel configuration: the one place where
+ * -D flags are made. The same string is the cache key, and what
+ * clfold_last_build_options() shows, so a user can rebuild a kernel by hand.
+ * Never any fast-math flag: results must be IEEE.
+ */
+static bool build_options(const struct clfold_context *ctx, const struct build_config *config,
+                          char *buf, size_t cap)
+{
+    const struct type_info *in = type_info(config->in);
+    const struct type_info *acc = type_info(config->acc);
+    buf[0] = '\0';
+    bool ok = append(buf, cap, "-DOP=%s", op_define(config->op));
+    ok = ok && append_type_flags(buf, cap, "IN", config->in);
+    ok = ok && append_type_flags(buf, cap, "ACC", config->acc);
+    if (config->in == CLFOLD_HALF)
+        ok = ok && append(buf, cap, " -DIN_HALF=1");
+    if (in->float_bits == 64 || acc->float_bits == 64)
+        ok = ok && append(buf, cap, " -DNEEDS_FP64=1");
+    if (config->block_size != 0)
+        ok = ok && append(buf, cap, " -DBLOCK_SIZE=%zu", config->block_size);
+    if (ctx->caps.warp_shuffle)
+        ok = ok && append(buf, cap, " -DWARP_SHUFFLE=1");
+    if (config->atomic)
+        ok = ok && append_atomic_flags(ctx, buf, cap, config->acc);
+    return ok;
+}
+
+/* Reads `name` from the CLFOLD_KERNEL_DIR override into a malloc'ed string. */
+static clfold_status read_override(struct clfold_context *ctx, const char *dir, const char *name,
+                                   char **text)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    char path[4096];
+    FILE *file = NULL;
+    long length = 0;
+
+    *text = NULL;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        FAIL(CLFOLD_ERROR_KERNEL_SOURCE, "CLFOLD_KERNEL_DIR path too long: %s", dir);
+    file = fopen(path, "rb");
+    if (file == NULL || fseek(file, 0, SEEK_END) != 0 || (length = ftell(file)) < 0 ||
+        fseek(file, 0, SEEK_SET) != 0)
+        FAIL(CLFOLD_ERROR_KERNEL_SOURCE, "cannot read kernel source %s", path);
+    *text = malloc((size_t)length + 1);
+    if (*text == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for kernel source %s", path);
+    if (fread(*text, 1, (size_t)length, file) != (size_t)length)
+        FAIL(CLFOLD_ERROR_KERNEL_SOURCE, "cannot read kernel source %s", path);
+    (*text)[length] = '\0';
+cleanup:
+    if (file != NULL)
+        fclose(file);
+    if (status != CLFOLD_SUCCESS) {
+        free(*text);
+        *text = NULL;
+    }
+    return status;
+}
+
+/* The text of `name`: a malloc'ed copy from CLFOLD_KERNEL_DIR, or the embedded one. */
+static clfold_status load_source(struct clfold_context *ctx, const char *name, char **owned,
+                                 const char **text)
+{
+    const char *dir = getenv("CLFOLD_KERNEL_DIR");
+    *owned = NULL;
+    if (dir != NULL && dir[0] != '\0') {
+        clfold_status status = read_override(ctx, dir, name, owned);
+        *text = *owned;
+        return status;
+    }
+    *text = embedded_source(name);
+    if (*text == NULL)
+        return fail(ctx, CLFOLD_ERROR_KERNEL_SOURCE, "no embedded kernel source %s", name);
+    return CLFOLD_SUCCESS;
+}
+
+/* Puts the build log in last_error, so that a failed build says why. */
+static clfold_status build_failure(struct clfold_context *ctx, cl_program program,
+                                   const char *source, const char *options)
+{
+    size_t size = 0;
+    char *log = NULL;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) ==
+            CL_SUCCESS &&
+        (log = malloc(size + 1)) != NULL &&
+        clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) ==
+            CL_SUCCESS) {
+        log[size] = '\0';
+    } else if (log != NULL) {
+        log[0] = '\0';
+    }
+    clfold_status status = fail(ctx, CLFOLD_ERROR_BUILD_FAILED, "building %s with \"%s\" failed:\n%s",
+                                source, options, log != NULL ? log : "(no build log)");
+    free(log);
+    return status;
+}
+
+static clfold_status build_program(struct clfold_context *ctx, const char *source,
+                                   const char *options, cl_program *program)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    char *owned[2] = {NULL, NULL};
+    const char *texts[2];
+    cl_int err;
+
+    *program = NULL;
+    CHECK(load_source(ctx, "defs.cl", &owned[0], &texts[0]));
+    CHECK(load_source(ctx, source, &owned[1], &texts[1]));
+    *program = clCreateProgramWithSource(ctx->cl, 2, texts, NULL, &err);
+    CHECK_CL(err, "clCreateProgramWithSource");
+    err = clBuildProgram(*program, 1, &ctx->device, options, NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        status = build_failure(ctx, *program, source, options);
+        goto cleanup;
+    }
+    CHECK_CL(err, "clBuildProgram");
+cleanup:
+    free(owned[0]);
+    free(owned[1]);
+    if (status != CLFOLD_SUCCESS && *program != NULL) {
+        clReleaseProgram(*program);
+        *program = NULL;
+    }
+    return status;
+}
+
+/* The cache entry for `key`, built and added if it is not there yet. */
+static clfold_status find_or_build(struct clfold_context *ctx, const char *source, const char *key,
+                                   const char *options, struct program_entry **entry)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct program_cache *cache = &ctx->programs;
+    cl_program program = NULL;
+    char *key_copy = NULL;
+
+    for (size_t i = 0; i < cache->count; i++) {
+        if (strcmp(cache->entries[i].key, key) == 0) {
+            *entry = &cache->entries[i];
+            return CLFOLD_SUCCESS;
+        }
+    }
+    if (cache->count == cache->capacity) {
+        size_t capacity = cache->capacity ? cache->capacity * 2 : 8;
+        struct program_entry *grown = realloc(cache->entries, capacity * sizeof *grown);
+        if (grown == NULL)
+            FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the program cache");
+        cache->entries = grown;
+        cache->capacity = capacity;
+    }
+    key_copy = malloc(strlen(key) + 1);
+    if (key_copy == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the program cache");
+    strcpy(key_copy, key);
+    CHECK(build_program(ctx, source, options, &program));
+    *entry = &cache->entries[cache->count++];
+    memset(*entry, 0, sizeof **entry);
+    (*entry)->key = key_copy;
+    (*entry)->program = program;
+    key_copy = NULL;
+cleanup:
+    free(key_copy);
+    return status;
+}
+
+clfold_status program_kernel(struct clfold_context *ctx, const struct build_config *config,
+                             const char *name, cl_kernel *kernel)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct program_entry *entry = NULL;
+    char options[1024];
+    char key[1200];
+    cl_int err;
+    size_t slot;
+
+    if (!build_options(ctx, config, options, sizeof options))
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "kernel build options too long");
+    snprintf(key, sizeof key, "%s %s", config->source, options);
+    CHECK(find_or_build(ctx, config->source, key, options, &entry));
+    for (slot = 0; slot < PROGRAM_MAX_KERNELS && entry->kernel_names[slot] != NULL; slot++)
+        if (strcmp(entry->kernel_names[slot], name) == 0)
+            break;
+    if (slot == PROGRAM_MAX_KERNELS)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "too many kernels in %s", config->source);
+    if (entry->kernel_names[slot] == NULL) {
+        entry->kernels[slot] = clCreateKernel(entry->program, name, &err);
+        CHECK_CL(err, "clCreateKernel");
+        entry->kernel_names[slot] = name;
+    }
+    *kernel = entry->kernels[slot];
+    snprintf(ctx->programs.last_options, sizeof ctx->programs.last_options, "%s", options);
+cleanup:
+    return status;
+}
+
+void program_cache_release(struct program_cache *cache)
+{
+    for (size_t i = 0; i < cache->count; i++) {
+        struct program_entry *entry = &cache->entries[i];
+        for (size_t k = 0; k < PROGRAM_MAX_KERNELS; k++)
+            if (entry->kernels[k] != NULL)
+                clReleaseKernel(entry->kernels[k]);
+        clReleaseProgram(entry->program);
+        free(entry->key);
+    }
+    free(cache->entries);
+    memset(cache, 0, sizeof *cache);
+}

@@ -1,0 +1,52 @@
+/*
+ * program.h: building kernels from the embedded sources, and the per-context
+ * cache that makes every program build once.
+ */
+#ifndef CLFOLD_PROGRAM_H
+#define CLFOLD_PROGRAM_H
+
+#include <stdbool.h>
+
+#include "clfold.h"
+
+/* Everything that changes the text a kernel is compiled from. */
+struct build_config {
+    const char *source;      /* a file of cl/: "ladder.cl" */
+    clfold_type in;          /* what the input buffer holds */
+    clfold_type acc;         /* accumulator and output type */
+    clfold_op op;
+    size_t block_size;       /* compile-time BLOCK_SIZE; 0 when the source reads it at run time */
+    bool atomic;             /* the atomic baseline's extra flags */
+};
+
+#define PROGRAM_MAX_KERNELS 8
+
+struct program_entry {
+    char *key;               /* source name, a space, then the build options */
+    cl_program program;
+    const char *kernel_names[PROGRAM_MAX_KERNELS];
+    cl_kernel kernels[PROGRAM_MAX_KERNELS];
+};
+
+struct program_cache {
+    struct program_entry *entries;
+    size_t count;
+    size_t capacity;
+    char last_options[1024]; /* of the last kernel handed out, for clfold_last_build_options */
+};
+
+struct clfold_context;
+
+/*
+ * The kernel `name` of the program that `config` describes, built on first
+ * use. The kernel belongs to the cache: callers never release it.
+ */
+clfold_status program_kernel(struct clfold_context *ctx, const struct build_config *config,
+                             const char *name, cl_kernel *kernel);
+
+void program_cache_release(struct program_cache *cache);
+
+/* The embedded text of a file of cl/; NULL if there is none. */
+const char *embedded_source(const char *name);
+
+#endif /* CLFOLD_PROGRAM_H */
