@@ -1,0 +1,40 @@
+/*
+ * args.h: the runner's command line, parsed into one struct by a pure
+ * function (no printing, no exit), so that it can be tested and fuzzed.
+ */
+#ifndef CLFOLD_CLI_ARGS_H
+#define CLFOLD_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "clfold.h"
+
+enum cli_command { CMD_NONE, CMD_DEVICES, CMD_LADDER, CMD_REDUCE };
+enum cli_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
+
+struct cli_args {
+    enum cli_command command;
+    bool help;
+    bool version;
+    bool verbose;
+    const char *device;      /* -d; NULL = default */
+    size_t n;                /* -n */
+    clfold_type type;        /* -t */
+    clfold_op op;            /* -o */
+    clfold_kernel kernel;    /* -k */
+    size_t block;            /* -b; 0 = let clfold choose */
+    enum cli_format format;  /* --format */
+    const char *file;        /* reduce's operand */
+};
+
+/*
+ * Parses argv[1..argc). Returns 0, or -1 with a one-line reason in err
+ * (usage errors: unknown command or option, malformed number, ...).
+ */
+int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t err_cap);
+
+/* A count: decimal digits, or 2^K. -1 on anything else. */
+int cli_parse_count(const char *text, size_t *value);
+
+#endif /* CLFOLD_CLI_ARGS_H */

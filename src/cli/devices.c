@@ -1,0 +1,74 @@
+/*
+ * devices.c: `clfold devices`: every platform and device, numbered "P:D"
+ * in the order OpenCL lists them, the numbering that -d P:D selects.
+ */
+#include <stdio.h>
+
+#include "commands.h"
+#include "output.h"
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES 64
+
+static void print_table_row(const char *index, const struct device_summary *s)
+{
+    printf("%-5s %-40.40s %-24.24s %-4s %4u %9.1f %9.1f %6zu  %-18.18s %-4s %-4s\n", index, s->name,
+           s->vendor, s->type, s->compute_units, (double)s->global_mem / (1 << 30),
+           (double)s->local_mem / 1024, s->max_work_group, s->c_version, s->fp64 ? "yes" : "no",
+           s->fp16 ? "yes" : "no");
+}
+
+static void print_json_entry(const char *index, const struct device_summary *s, int first)
+{
+    printf("%s\n  {\"index\": \"%s\", \"name\": ", first ? "" : ",", index);
+    json_string(stdout, s->name);
+    printf(", \"vendor\": ");
+    json_string(stdout, s->vendor);
+    printf(", \"platform\": ");
+    json_string(stdout, s->platform);
+    printf(", \"driver\": ");
+    json_string(stdout, s->driver);
+    printf(", \"type\": \"%s\", \"compute_units\": %u, \"global_mem_bytes\": %llu, "
+           "\"local_mem_bytes\": %llu, \"max_work_group_size\": %zu, \"opencl_c_version\": ",
+           s->type, s->compute_units, (unsigned long long)s->global_mem,
+           (unsigned long long)s->local_mem, s->max_work_group);
+    json_string(stdout, s->c_version);
+    printf(", \"fp64\": %s, \"fp16\": %s}", s->fp64 ? "true" : "false", s->fp16 ? "true" : "false");
+}
+
+int command_devices(const struct cli_args *args)
+{
+    cl_platform_id platforms[MAX_PLATFORMS];
+    cl_uint n_platforms = 0;
+    int listed = 0;
+
+    if (clGetPlatformIDs(MAX_PLATFORMS, platforms, &n_platforms) != CL_SUCCESS)
+        n_platforms = 0; /* no ICD or no platform: an empty list, not an error */
+    if (args->format == FORMAT_JSON)
+        printf("{\"format_version\": 1, \"devices\": [");
+    else
+        printf("%-5s %-40s %-24s %-4s %4s %9s %9s %6s  %-18s %-4s %-4s\n", "P:D", "Name", "Vendor",
+               "Type", "CUs", "Mem(GiB)", "Local(KiB)", "MaxWG", "OpenCL C", "fp64", "fp16");
+    for (cl_uint p = 0; p < n_platforms && p < MAX_PLATFORMS; p++) {
+        cl_device_id devices[MAX_DEVICES];
+        cl_uint n_devices = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &n_devices) != CL_SUCCESS)
+            continue;
+        for (cl_uint d = 0; d < n_devices && d < MAX_DEVICES; d++) {
+            struct device_summary summary;
+            char index[32];
+            describe_device(devices[d], &summary);
+            snprintf(index, sizeof index, "%u:%u", p, d);
+            if (args->format == FORMAT_JSON)
+                print_json_entry(index, &summary, listed == 0);
+            else
+                print_table_row(index, &summary);
+            listed++;
+        }
+    }
+    if (args->format == FORMAT_JSON)
+        printf("\n]}\n");
+    else if (listed == 0)
+        printf("(no OpenCL device found)\n");
+    return EXIT_OK;
+}

@@ -1,0 +1,341 @@
+/*
+ * ladder.c: `clfold ladder`: runs Harris's seven kernels and the two
+ * baselines (the host's sequential loop, the naive atomic kernel) on the
+ * same data, checks each against the exact host reference, and prints his
+ * table: time, bandwidth, step and cumulative speedup.
+ *
+ * Time is the device time of all passes of one reduction (event
+ * profiling), the best of several runs after a warm-up that also builds the
+ * kernel. Bandwidth counts the bytes the kernels read and write, as the
+ * seed does: N reads plus one write per work-group, pass after pass.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "output.h"
+#include "reference.h"
+
+#define MAX_RUNS 10
+#define TIME_BUDGET_S 1.5
+
+struct row {
+    const char *kernel;       /* "host", "atomic", "k1".. */
+    const char *description;
+    double best_ms;
+    double median_ms;
+    double gbps;
+    double step_speedup;      /* 0: not applicable */
+    double cumulative;        /* K1's time over this one */
+    bool correct;
+    const char *status;       /* "ok", or why it did not run */
+};
+
+static const struct {
+    clfold_kernel kernel;
+    const char *description;
+} STEPS[] = {
+    {CLFOLD_ATOMIC, "naive: one global atomic per element"},
+    {CLFOLD_K1, "interleaved addressing, divergent branching"},
+    {CLFOLD_K2, "interleaved addressing, bank conflicts"},
+    {CLFOLD_K3, "sequential addressing"},
+    {CLFOLD_K4, "first add during global load"},
+    {CLFOLD_K5, "unroll last warp"},
+    {CLFOLD_K6, "complete unroll"},
+    {CLFOLD_K7, "multiple elements per thread"},
+};
+
+#define N_STEPS (sizeof STEPS / sizeof STEPS[0])
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* splitmix64: a small generator whose every output bit is good. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/*
+ * Deterministic data: integers with every bit random (the low bytes of a
+ * 64-bit draw), floats and doubles in [0, 1), halves in [1, 2).
+ */
+static void *make_data(clfold_type type, size_t n)
+{
+    size_t size = clfold_type_size(type);
+    unsigned char *data = malloc(n * size + 1);
+    uint64_t state = 22;
+    for (size_t i = 0; data != NULL && i < n; i++) {
+        uint64_t bits = next_random(&state);
+        float f = (float)(bits >> 40) * 0x1p-24f;
+        double d = (double)(bits >> 11) * 0x1p-53;
+        uint16_t h = (uint16_t)(0x3c00 | (bits & 0x3ff));
+        const void *from = type == CLFOLD_FLOAT    ? (const void *)&f
+                         : type == CLFOLD_DOUBLE   ? (const void *)&d
+                         : type == CLFOLD_HALF     ? (const void *)&h
+                                                   : (const void *)&bits;
+        memcpy(data + i * size, from, size); /* integers: the low bytes on a little-endian host */
+    }
+    return data;
+}
+
+/* Times the host's sequential loop. */
+static void measure_host(const void *data, const struct cli_args *args,
+                         const reference_value *exact, long double sum_abs, struct row *row)
+{
+    double times[MAX_RUNS];
+    int runs = 0;
+    double start = now_seconds();
+    reference_value value;
+    row->correct = true;
+    while (runs < MAX_RUNS && (runs < 3 || now_seconds() - start < TIME_BUDGET_S)) {
+        double t0 = now_seconds();
+        reference_sequential(data, args->n, args->type, args->op, &value);
+        times[runs++] = (now_seconds() - t0) * 1e3;
+        row->correct = row->correct && reference_close(&value, exact, args->type, args->op, args->n,
+                                                       sum_abs, true);
+    }
+    qsort(times, (size_t)runs, sizeof times[0], compare_doubles);
+    row->best_ms = times[0];
+    row->median_ms = times[runs / 2];
+    row->gbps = (double)args->n * (double)clfold_type_size(args->type) / (row->best_ms * 1e6);
+    row->status = "ok";
+}
+
+/* Runs one kernel: warm-up, then up to MAX_RUNS timed reductions. */
+static clfold_status measure_kernel(clfold_context *ctx, cl_mem buffer, const struct cli_args *args,
+                                    clfold_kernel kernel, const reference_value *exact,
+                                    long double sum_abs, struct row *row)
+{
+    double times[MAX_RUNS];
+    int runs = 0;
+    clfold_run_info info = {0};
+    reference_value value;
+    bool sequential = kernel == CLFOLD_ATOMIC;
+    clfold_status status = clfold_set_kernel(ctx, kernel, args->block);
+    if (status == CLFOLD_SUCCESS)
+        status = clfold_reduce_buffer(ctx, buffer, 0, args->n, args->type, args->op, &value);
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    row->correct = true;
+    double start = now_seconds();
+    while (runs < MAX_RUNS && (runs < 3 || now_seconds() - start < TIME_BUDGET_S)) {
+        status = clfold_reduce_buffer(ctx, buffer, 0, args->n, args->type, args->op, &value);
+        if (status == CLFOLD_SUCCESS)
+            status = clfold_last_run(ctx, &info);
+        if (status != CLFOLD_SUCCESS)
+            return status;
+        times[runs++] = info.device_ms;
+        row->correct = row->correct && reference_close(&value, exact, args->type, args->op,
+                                                       args->n, sum_abs, sequential);
+    }
+    if (args->verbose)
+        fprintf(stderr, "clfold: %s: %u passes, build options: %s\n", row->kernel, info.passes,
+                clfold_last_build_options(ctx));
+    qsort(times, (size_t)runs, sizeof times[0], compare_doubles);
+    row->best_ms = times[0];
+    row->median_ms = times[runs / 2];
+    row->gbps = (double)(info.bytes_read + info.bytes_written) / (row->best_ms * 1e6);
+    row->status = "ok";
+    return CLFOLD_SUCCESS;
+}
+
+static void fill_speedups(struct row *rows, size_t count)
+{
+    const struct row *k1 = NULL;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(rows[i].kernel, "k1") == 0 && strcmp(rows[i].status, "ok") == 0)
+            k1 = &rows[i];
+    for (size_t i = 0; i < count; i++) {
+        struct row *row = &rows[i];
+        bool ran = strcmp(row->status, "ok") == 0 && row->best_ms > 0;
+        bool previous_ran = i > 0 && strcmp(rows[i - 1].status, "ok") == 0;
+        row->cumulative = ran && k1 != NULL ? k1->best_ms / row->best_ms : 0;
+        row->step_speedup = ran && row->kernel[0] == 'k' && strcmp(row->kernel, "k1") != 0 &&
+                                    previous_ran
+                                ? rows[i - 1].best_ms / row->best_ms
+                                : 0;
+    }
+}
+
+static void print_table(const struct device_summary *device, const struct cli_args *args,
+                        clfold_type result_type, const struct row *rows, size_t count)
+{
+    printf("Device:    %s (%s, driver %s)\n", device->name, device->platform, device->driver);
+    printf("Reduction: %zu %s, %s (result %s), block %zu\n\n", args->n, clfold_type_name(args->type),
+           clfold_op_name(args->op), clfold_type_name(result_type), args->block);
+    printf("%-7s %-46s %11s %12s %8s %11s  %s\n", "Kernel", "Description", "Time (ms)",
+           "Bandwidth", "Step", "Cumulative", "Correct");
+    printf("%-7s %-46s %11s %12s %8s %11s\n", "", "", "", "(GB/s)", "speedup", "speedup");
+    for (size_t i = 0; i < count; i++) {
+        const struct row *r = &rows[i];
+        char step[16] = "", cumulative[16] = "";
+        if (strcmp(r->status, "ok") != 0) {
+            printf("%-7s %-46s %s\n", r->kernel, r->description, r->status);
+            continue;
+        }
+        if (r->step_speedup > 0)
+            snprintf(step, sizeof step, "%.2fx", r->step_speedup);
+        if (r->cumulative > 0)
+            snprintf(cumulative, sizeof cumulative, "%.2fx", r->cumulative);
+        printf("%-7s %-46s %11.3f %12.3f %8s %11s  %s\n", r->kernel, r->description, r->best_ms,
+               r->gbps, step, cumulative, r->correct ? "yes" : "NO");
+    }
+}
+
+static void print_csv(const struct device_summary *device, const struct cli_args *args,
+                      const struct row *rows, size_t count)
+{
+    printf("format_version,device,driver,n,type,op,block,kernel,ms,median_ms,gbps,step_speedup,"
+           "cumulative_speedup,correct,status\n");
+    for (size_t i = 0; i < count; i++) {
+        const struct row *r = &rows[i];
+        printf("1,\"%s\",\"%s\",%zu,%s,%s,%zu,%s,%.6f,%.6f,%.3f,%.4f,%.4f,%s,%s\n", device->name,
+               device->driver, args->n, clfold_type_name(args->type), clfold_op_name(args->op),
+               args->block, r->kernel, r->best_ms, r->median_ms, r->gbps, r->step_speedup,
+               r->cumulative, r->correct ? "true" : "false", r->status);
+    }
+}
+
+/* A speedup, or null where it does not apply. */
+static void json_speedup(double value)
+{
+    if (value > 0)
+        printf("%.4f", value);
+    else
+        printf("null");
+}
+
+static void print_json(const struct device_summary *device, const struct cli_args *args,
+                       const struct row *rows, size_t count)
+{
+    printf("{\"format_version\": 1, \"device\": ");
+    json_device(stdout, device);
+    printf(", \"n\": %zu, \"type\": \"%s\", \"op\": \"%s\", \"block\": %zu, \"results\": [", args->n,
+           clfold_type_name(args->type), clfold_op_name(args->op), args->block);
+    for (size_t i = 0; i < count; i++) {
+        const struct row *r = &rows[i];
+        printf("%s\n  {\"kernel\": \"%s\", \"description\": ", i ? "," : "", r->kernel);
+        json_string(stdout, r->description);
+        printf(", \"ms\": %.6f, \"median_ms\": %.6f, \"gbps\": %.3f, \"step_speedup\": ", r->best_ms,
+               r->median_ms, r->gbps);
+        json_speedup(r->step_speedup);
+        printf(", \"cumulative_speedup\": ");
+        json_speedup(r->cumulative);
+        printf(", \"correct\": %s, \"status\": ", r->correct ? "true" : "false");
+        json_string(stdout, r->status);
+        printf("}");
+    }
+    printf("\n]}\n");
+}
+
+/* Uploads the data once: the ladder times kernels, not transfers. */
+static int upload(clfold_context *ctx, const void *data, size_t bytes, cl_mem *buffer)
+{
+    cl_int err;
+    *buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             bytes, (void *)data, &err);
+    if (err != CL_SUCCESS) {
+        cli_error("cannot upload %zu bytes to the device: %s", bytes,
+                  clfold_status_string((clfold_status)err));
+        return EXIT_CHECK_FAILED;
+    }
+    return EXIT_OK;
+}
+
+/* Runs every row; returns the exit status. */
+static int run_rows(clfold_context *ctx, cl_mem buffer, const void *data,
+                    const struct cli_args *args, struct row *rows)
+{
+    reference_value exact;
+    long double sum_abs = 0;
+    reference_reduce(data, args->n, args->type, args->op, &exact, &sum_abs);
+    rows[0] = (struct row){.kernel = "host", .description = "host: sequential loop on the CPU"};
+    measure_host(data, args, &exact, sum_abs, &rows[0]);
+    for (size_t i = 0; i < N_STEPS; i++) {
+        struct row *row = &rows[i + 1];
+        *row = (struct row){.kernel = clfold_kernel_name(STEPS[i].kernel),
+                            .description = STEPS[i].description};
+        clfold_status status = measure_kernel(ctx, buffer, args, STEPS[i].kernel, &exact, sum_abs, row);
+        if (status == CLFOLD_ERROR_INVALID_BLOCK_SIZE)
+            return report_failure(ctx, status, row->kernel);
+        if (status == CLFOLD_ERROR_UNSUPPORTED) {
+            row->status = "unsupported on this device"; /* e.g. no 64-bit atomics */
+            row->correct = true;
+        } else if (status != CLFOLD_SUCCESS) {
+            report_failure(ctx, status, row->kernel);
+            row->status = clfold_status_string(status);
+        }
+    }
+    return EXIT_OK;
+}
+
+int command_ladder(const struct cli_args *args_in)
+{
+    struct cli_args args = *args_in;
+    struct row rows[N_STEPS + 1];
+    struct device_summary device;
+    clfold_context *ctx = NULL;
+    cl_mem buffer = NULL;
+    void *data = NULL;
+    clfold_type result_type;
+    int exit_status = EXIT_OK;
+
+    if (args.block == 0)
+        args.block = 128; /* the seed's block size */
+    if (clfold_result_type(args.type, args.op, &result_type) != CLFOLD_SUCCESS) {
+        cli_error("operator %s does not apply to %s", clfold_op_name(args.op), clfold_type_name(args.type));
+        return EXIT_BAD_INPUT;
+    }
+    if ((exit_status = open_context(&args, &ctx)) != EXIT_OK)
+        return exit_status;
+    describe_device(clfold_device(ctx), &device);
+    if (args.n == 0) {
+        cli_error("-n must be at least 1 for the ladder");
+        exit_status = EXIT_BAD_INPUT;
+        goto cleanup;
+    }
+    data = make_data(args.type, args.n);
+    if (data == NULL) {
+        cli_error("no memory for %zu elements", args.n);
+        exit_status = EXIT_BAD_INPUT;
+        goto cleanup;
+    }
+    exit_status = upload(ctx, data, args.n * clfold_type_size(args.type), &buffer);
+    if (exit_status != EXIT_OK)
+        goto cleanup;
+    if ((exit_status = run_rows(ctx, buffer, data, &args, rows)) != EXIT_OK)
+        goto cleanup;
+    fill_speedups(rows, N_STEPS + 1);
+    if (args.format == FORMAT_JSON)
+        print_json(&device, &args, rows, N_STEPS + 1);
+    else if (args.format == FORMAT_CSV)
+        print_csv(&device, &args, rows, N_STEPS + 1);
+    else
+        print_table(&device, &args, result_type, rows, N_STEPS + 1);
+    for (size_t i = 0; i < N_STEPS + 1; i++)
+        if (!rows[i].correct)
+            exit_status = EXIT_CHECK_FAILED;
+cleanup:
+    if (buffer != NULL)
+        clReleaseMemObject(buffer);
+    free(data);
+    clfold_destroy(ctx);
+    return exit_status;
+}

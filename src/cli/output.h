@@ -1,0 +1,37 @@
+/*
+ * output.h: small writers the runner's commands share: JSON strings and
+ * the description of a device.
+ */
+#ifndef CLFOLD_CLI_OUTPUT_H
+#define CLFOLD_CLI_OUTPUT_H
+
+#include <stdio.h>
+
+#include "clfold.h"
+
+/* Writes `text` as a JSON string literal, quotes included. */
+void json_string(FILE *out, const char *text);
+
+/* What the runner reports about a device. */
+struct device_summary {
+    char name[256];
+    char vendor[256];
+    char driver[256];
+    char platform[256];
+    char version[256];      /* platform version, e.g. "OpenCL 3.0 PoCL 3.1..." */
+    char c_version[128];    /* OpenCL C version */
+    const char *type;       /* "GPU", "CPU", "accelerator", "other" */
+    cl_uint compute_units;
+    cl_ulong global_mem;
+    cl_ulong local_mem;
+    size_t max_work_group;
+    int fp64;
+    int fp16;
+};
+
+void describe_device(cl_device_id device, struct device_summary *summary);
+
+/* The "device" object of the runner's JSON output. */
+void json_device(FILE *out, const struct device_summary *summary);
+
+#endif /* CLFOLD_CLI_OUTPUT_H */

@@ -1,0 +1,76 @@
+/*
+ * reference.h: host-side reductions that the runner and the tests compare
+ * the device against. Integer results are exact (wrapping like the
+ * library); float sums and products are computed in long double, so they
+ * serve as the exact value a float result is measured from.
+ */
+#ifndef CLFOLD_REFERENCE_H
+#define CLFOLD_REFERENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "clfold.h"
+
+/* The largest result any type has: 8 bytes. */
+typedef union {
+    int64_t i64;
+    uint64_t u64;
+    int32_t i32;
+    uint32_t u32;
+    int16_t i16;
+    uint16_t u16;
+    int8_t i8;
+    uint8_t u8;
+    float f32;
+    double f64;
+    unsigned char bytes[8];
+} reference_value;
+
+/*
+ * The exact reduction of data[0..n) (floats in long double, rounded once to
+ * the result type). Fills *sum_abs with the sum of |x| for float sums, the
+ * scale of their error bound; 0 otherwise. Returns the status that
+ * clfold_result_type() gives for the pair.
+ */
+clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clfold_op op,
+                               reference_value *result, long double *sum_abs);
+
+/*
+ * The host's sequential loop, as a naive program writes it: one accumulator
+ * of the result type, one element at a time. The ladder's baseline row.
+ */
+clfold_status reference_sequential(const void *data, size_t n, clfold_type type, clfold_op op,
+                                   reference_value *result);
+
+/* Element i of data as long double (half and double included). */
+long double reference_element(const void *data, size_t i, clfold_type type);
+
+/* IEEE binary16 bits to float, for half inputs on the host. */
+float reference_half_to_float(uint16_t bits);
+
+/*
+ * How far a float result may lie from the exact one (README, "Accuracy"):
+ *   sums, tree kernels:  (ceil(log2 n) + ceil(n / 8192) + 2) * u * sum|x|
+ *     K1-K6 are pairwise trees (depth log2 n); K7 and auto first fold a
+ *     sequential run of at most n / 8192 values per work-item;
+ *   sums, sequential order (host loop, atomic kernel): (n + 1) * u * sum|x|;
+ *   products: (n + 1) * u * |exact| in any order;
+ *   min, max: 0 (they are exact).
+ * u is the unit roundoff of the result type: 2^-24 (float), 2^-53 (double).
+ * Integer results are exact: 0.
+ */
+long double reference_tolerance(clfold_type type, clfold_op op, size_t n, long double exact,
+                                long double sum_abs, bool sequential);
+
+/* Whether `got` lies within reference_tolerance() of `exact`. */
+bool reference_close(const reference_value *got, const reference_value *exact, clfold_type type,
+                     clfold_op op, size_t n, long double sum_abs, bool sequential);
+
+/* Whether two results of `type` are the same value, bit for bit (NaN == NaN). */
+bool reference_equal(const reference_value *a, const reference_value *b, clfold_type type);
+
+/* Writes a result as the runner prints it: decimal integers, round-trip floats. */
+int reference_format(char *buf, size_t cap, const reference_value *value, clfold_type type);
+
+#endif /* CLFOLD_REFERENCE_H */
