@@ -5,6 +5,7 @@
 # to $OUT (default ./bench/out).
 #
 #   bash bench/device-check.sh [build-dir]
+# CMAKE_ARGS adds configure options (e.g. -DCLFOLD_BUILD_TESTS=OFF).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-device}
@@ -12,7 +13,7 @@ out=${OUT:-bench/out}
 mkdir -p "$out"
 . bench/nvidia-icd.sh
 
-cmake -S . -B "$build" -DCLFOLD_WERROR=ON >"$out/cmake.log" 2>&1 &&
+cmake -S . -B "$build" -DCLFOLD_WERROR=ON ${CMAKE_ARGS:-} >"$out/cmake.log" 2>&1 &&
     cmake --build "$build" -j8 >>"$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
 
 "$build/clfold" devices | tee "$out/devices.txt"
@@ -27,6 +28,7 @@ done
 "$build/clfold" ladder -d "$gpu" -t float -b 256 -v 2>"$out/ladder-gpu-build-options.txt" | tail -9
 "$build/clfold" ladder -d pthread -t int32 | tee "$out/ladder-pocl5-int32.table" || true
 
+[ -f "$build/tests/CTestTestfile.cmake" ] || exit $status
 CLFOLD_DEVICE=$gpu ctest --test-dir "$build" -j8 --output-on-failure --timeout 600 \
     -E oclgrind >"$out/ctest-gpu.log" 2>&1 || status=1
 tail -25 "$out/ctest-gpu.log"

@@ -7,11 +7,14 @@
  *
  * The value lives in ATOM_T, ACC_T widened to 32 bits at least because
  * OpenCL has no 8- or 16-bit atomics; the host narrows it afterwards.
- * Flags: ATOM_T; ATOM_64 when it is 64 bits wide (cl_khr_int64_base_atomics
+ * Flags: INLINE_PTX on NVIDIA (native float atomic add); ATOM_T; ATOM_64 when it is 64 bits wide (cl_khr_int64_base_atomics
  * required), and HAS_INT64_EXTENDED_ATOMICS when the device has those.
  */
 #ifndef ATOM_T
 #define ATOM_T ACC_T
+#endif
+#ifndef INLINE_PTX
+#define INLINE_PTX 0
 #endif
 
 #ifdef ATOM_64
@@ -37,19 +40,41 @@
 #define FROM_BITS(x) ((ATOM_T)(x))
 #endif
 
-/* Folds `value` into *target with compare-and-swap: works for any operator. */
+/*
+ * Folds `value` into *target with compare-and-swap: works for any operator.
+ * A fold that leaves the value as it is (most of a min or max) writes
+ * nothing, so those work-items do not join the queue on the one address.
+ */
 inline void atomic_fold_cas(volatile __global ATOM_T *target, ACC_T value)
 {
     volatile __global ATOM_BITS *bits = (volatile __global ATOM_BITS *)target;
     ATOM_BITS seen = *bits;
     for (;;) {
-        const ATOM_T merged = (ATOM_T)combine((ACC_T)FROM_BITS(seen), value);
-        const ATOM_BITS before = ATOM_CMPXCHG(bits, seen, TO_BITS(merged));
+        const ATOM_BITS merged = TO_BITS((ATOM_T)combine((ACC_T)FROM_BITS(seen), value));
+        if (merged == seen)
+            break;
+        const ATOM_BITS before = ATOM_CMPXCHG(bits, seen, merged);
         if (before == seen)
             break;
         seen = before;
     }
 }
+
+#if INLINE_PTX
+/*
+ * NVIDIA's native floating-point atomic add (CUDA's atomicAdd), which
+ * OpenCL 1.2 lacks: compare-and-swap on one address from millions of
+ * work-items takes minutes on a GPU.
+ */
+inline void atomic_add_float(volatile __global ATOM_T *target, ACC_T value)
+{
+#if ACC_FLOAT == 64
+    asm volatile("red.global.add.f64 [%0], %1;" : : "l"(target), "d"(value) : "memory");
+#else
+    asm volatile("red.global.add.f32 [%0], %1;" : : "l"(target), "f"(value) : "memory");
+#endif
+}
+#endif
 
 /*
  * The device's own atomic where OpenCL has one, compare-and-swap otherwise.
@@ -58,7 +83,9 @@ inline void atomic_fold_cas(volatile __global ATOM_T *target, ACC_T value)
  */
 inline void atomic_fold(volatile __global ATOM_T *target, ACC_T value)
 {
-#if ACC_FLOAT || OP == OP_PROD
+#if ACC_FLOAT && OP == OP_SUM && INLINE_PTX
+    atomic_add_float(target, value);
+#elif ACC_FLOAT || OP == OP_PROD
     atomic_fold_cas(target, value);
 #elif !defined(ATOM_64) && OP == OP_SUM
     atomic_add(target, value);

@@ -123,16 +123,16 @@ static bool has_extension(const char *extensions, const char *name)
 }
 
 /*
+ * Inline PTX is NVIDIA's: only its OpenCL compiler emits PTX, and only its
+ * devices report cl_nv_device_attribute_query.
  * shfl.sync is a promise only NVIDIA makes: lanes of 32, synchronised by the
  * instruction itself. Anything that does not report a 32-wide warp through
  * NVIDIA's own query keeps the barriers.
  */
-static bool has_warp_shuffle(cl_device_id device, const char *extensions)
+static bool has_warp_shuffle(cl_device_id device, bool inline_ptx)
 {
     cl_uint warp = 0;
-    if (!has_extension(extensions, "cl_nv_device_attribute_query"))
-        return false;
-    if (getenv("CLFOLD_NO_WARP_SHUFFLE") != NULL)
+    if (!inline_ptx || getenv("CLFOLD_NO_WARP_SHUFFLE") != NULL)
         return false;
     return clGetDeviceInfo(device, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) ==
                CL_SUCCESS &&
@@ -172,7 +172,8 @@ clfold_status device_read_caps(clfold_context *ctx)
     caps->has_fp64 = has_extension(extensions, "cl_khr_fp64");
     caps->has_int64_base_atomics = has_extension(extensions, "cl_khr_int64_base_atomics");
     caps->has_int64_extended_atomics = has_extension(extensions, "cl_khr_int64_extended_atomics");
-    caps->warp_shuffle = has_warp_shuffle(ctx->device, extensions);
+    caps->inline_ptx = has_extension(extensions, "cl_nv_device_attribute_query");
+    caps->warp_shuffle = has_warp_shuffle(ctx->device, caps->inline_ptx);
     caps->profiling = (queue_props & CL_QUEUE_PROFILING_ENABLE) != 0;
 cleanup:
     free(extensions);

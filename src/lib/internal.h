@@ -23,6 +23,7 @@ struct device_caps {
     bool has_fp64;
     bool has_int64_base_atomics;
     bool has_int64_extended_atomics;
+    bool inline_ptx;             /* NVIDIA: asm("...") in kernels is PTX */
     bool warp_shuffle;           /* NVIDIA: shfl.sync over 32-lane warps */
     bool profiling;              /* the queue records event times */
     cl_uint compute_units;

@@ -45,6 +45,8 @@ static bool append_atomic_flags(const struct clfold_context *ctx, char *buf, siz
                      : info->size == 4 ? info->cl_name
                      : info->is_signed ? "int" : "uint";
     bool ok = append(buf, cap, " -DATOM_T=%s", atom);
+    if (ctx->caps.inline_ptx)
+        ok = ok && append(buf, cap, " -DINLINE_PTX=1");
     if (info->size == 8)
         ok = ok && append(buf, cap, " -DATOM_64=1 -DHAS_INT64_EXTENDED_ATOMICS=%d",
                           ctx->caps.has_int64_extended_atomics ? 1 : 0);

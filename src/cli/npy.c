@@ -1,0 +1,660 @@
+/*
+ * npy.c: reads NumPy .npy files for the runner. Owns the format's preamble
+ * (magic, version, header length), a small parser for the header's Python
+ * dict literal, the mapping from dtype strings to clfold types, and the
+ * checks that the data is exactly as long as the header says.
+ *
+ * The format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+ * "\x93NUMPY", major and minor version bytes, a little-endian header length
+ * (2 bytes in 1.0, 4 in 2.0 and 3.0), the header (an ASCII/UTF-8 dict literal
+ * padded with spaces and a newline), then the raw data.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "npy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const unsigned char MAGIC[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+#define MAGIC_SIZE sizeof MAGIC
+#define VERSION_END 8 /* magic and the two version bytes */
+
+/*
+ * A header for any dtype we accept is at most a few KiB (64 dimensions of 20
+ * digits). The cap stops a corrupt length from making us allocate GiBs for
+ * it; NumPy itself refuses headers over 10000 bytes by default.
+ */
+#define MAX_HEADER 1048576
+
+/* Longer than any dtype or key we accept; longer strings are cut and refused. */
+#define MAX_STRING 40
+
+/* fread in pieces, for C libraries whose read() takes an int-sized count. */
+#define READ_CHUNK ((size_t)1 << 30)
+
+/* Where a message goes, and the name (a path) that starts it. */
+struct report {
+    const char *name;
+    char *err;
+    size_t cap;
+};
+
+/* Writes "name: <message>" into the report; returns -1 for `return fail(...)`. */
+static int fail(const struct report *report, const char *format, ...)
+{
+    if (report->err == NULL || report->cap == 0)
+        return -1;
+    int used = snprintf(report->err, report->cap, "%s: ", report->name);
+    if (used >= 0 && (size_t)used < report->cap) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(report->err + used, report->cap - (size_t)used, format, args);
+        va_end(args);
+    }
+    return -1;
+}
+
+#define FAIL(...)                            \
+    do {                                     \
+        rc = fail(report, __VA_ARGS__);      \
+        goto cleanup;                        \
+    } while (0)
+
+/* ---- preamble -------------------------------------------------------------- */
+
+struct preamble {
+    unsigned major;
+    size_t header_offset; /* 10 for version 1.0, 12 for 2.0 and 3.0 */
+    size_t header_len;
+};
+
+/* Checks magic and version in the first `got` bytes; fills in header_offset. */
+static int check_version(const unsigned char *bytes, size_t got, const struct report *report,
+                         struct preamble *pre)
+{
+    size_t n = got < MAGIC_SIZE ? got : MAGIC_SIZE;
+    if (memcmp(bytes, MAGIC, n) != 0)
+        return fail(report, "not a .npy file (it does not start with \\x93NUMPY)");
+    if (got < VERSION_END)
+        return fail(report, "too short for a .npy file (%zu bytes)", got);
+    pre->major = bytes[6];
+    if (pre->major < 1 || pre->major > 3 || bytes[7] != 0)
+        return fail(report,
+                    "unsupported .npy format version %u.%u (this reader knows 1.0, 2.0 and 3.0)",
+                    (unsigned)bytes[6], (unsigned)bytes[7]);
+    pre->header_offset = pre->major == 1 ? 10 : 12;
+    return 0;
+}
+
+/* Decodes the little-endian header length that follows the version bytes. */
+static int read_header_len(const unsigned char *bytes, size_t got, const struct report *report,
+                           struct preamble *pre)
+{
+    if (got < pre->header_offset)
+        return fail(report, "too short for a .npy file (%zu bytes)", got);
+    size_t len = (size_t)bytes[8] | (size_t)bytes[9] << 8;
+    if (pre->major != 1)
+        len |= (size_t)bytes[10] << 16 | (size_t)bytes[11] << 24;
+    if (len > MAX_HEADER)
+        return fail(report, "header of %zu bytes is larger than this reader's limit of %d bytes",
+                    len, MAX_HEADER);
+    pre->header_len = len;
+    return 0;
+}
+
+static int header_beyond_file(const struct report *report, const struct preamble *pre,
+                              size_t available)
+{
+    return fail(report,
+                "header length %zu runs past the end of the file (%zu bytes follow the preamble)",
+                pre->header_len, available);
+}
+
+/* ---- header dict ----------------------------------------------------------- */
+
+/*
+ * The header is a Python dict literal with exactly the keys 'descr',
+ * 'fortran_order' and 'shape', in any order, quoted either way, with any
+ * spacing and an optional trailing comma. The text is not NUL-terminated.
+ */
+struct parser {
+    const char *text;
+    size_t len;
+    size_t pos;
+    const struct report *report;
+};
+
+/* What the dict says. */
+struct dict {
+    bool has_descr, has_fortran, has_shape;
+    char descr[MAX_STRING + 1];
+    bool fortran_order;
+    size_t count;     /* product of the shape; 1 for () */
+    size_t ndim;
+    size_t wide_dims; /* dimensions longer than 1: Fortran order matters when 2 or more */
+};
+
+static int peek(const struct parser *p)
+{
+    return p->pos < p->len ? (unsigned char)p->text[p->pos] : -1;
+}
+
+static bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool is_word(int c)
+{
+    return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Python's whitespace inside brackets; not isspace(), which follows the locale. */
+static void skip_space(struct parser *p)
+{
+    int c = peek(p);
+    while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+        c = (++p->pos, peek(p));
+}
+
+static int syntax(const struct parser *p, const char *expected)
+{
+    int c = peek(p);
+    char found[32];
+    if (c < 0)
+        snprintf(found, sizeof found, "the end of the header");
+    else if (c >= 0x20 && c < 0x7f)
+        snprintf(found, sizeof found, "'%c'", c);
+    else
+        snprintf(found, sizeof found, "byte 0x%02x", (unsigned)c);
+    return fail(p->report, "malformed header: expected %s at byte %zu of the header, found %s",
+                expected, p->pos, found);
+}
+
+static int expect(struct parser *p, char c, const char *expected)
+{
+    skip_space(p);
+    if (peek(p) != (unsigned char)c)
+        return syntax(p, expected);
+    p->pos++;
+    return 0;
+}
+
+/*
+ * A string in single or double quotes, into buf[0..cap). Bytes that are not
+ * printable ASCII become '?', so that messages quoting it stay one line; a
+ * string too long for buf is cut and ends in "...", so it matches nothing.
+ */
+static int parse_string(struct parser *p, char *buf, size_t cap)
+{
+    skip_space(p);
+    int quote = peek(p);
+    if (quote != '\'' && quote != '"')
+        return syntax(p, "a quoted string");
+    size_t start = ++p->pos;
+    while (peek(p) >= 0 && peek(p) != quote && peek(p) != '\n' && peek(p) != '\\')
+        p->pos++;
+    if (peek(p) == '\\')
+        return fail(p->report, "malformed header: escape sequences in strings are unsupported "
+                               "(byte %zu of the header)",
+                    p->pos);
+    if (peek(p) != quote)
+        return fail(p->report, "malformed header: unterminated string starting at byte %zu of "
+                               "the header",
+                    start - 1);
+    size_t n = p->pos - start;
+    p->pos++;
+    for (size_t i = 0; i < n && i < cap - 1; i++) {
+        unsigned char c = (unsigned char)p->text[start + i];
+        buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    buf[n < cap - 1 ? n : cap - 1] = '\0';
+    if (n > cap - 1)
+        memcpy(buf + cap - 4, "...", 4);
+    return 0;
+}
+
+static int parse_bool(struct parser *p, bool *value)
+{
+    skip_space(p);
+    size_t start = p->pos;
+    while (is_word(peek(p)))
+        p->pos++;
+    size_t n = p->pos - start;
+    if (n == 4 && memcmp(p->text + start, "True", 4) == 0) {
+        *value = true;
+    } else if (n == 5 && memcmp(p->text + start, "False", 5) == 0) {
+        *value = false;
+    } else {
+        p->pos = start;
+        return syntax(p, "True or False for 'fortran_order'");
+    }
+    return 0;
+}
+
+/* Decimal digits, and the 'L' that Python 2 wrote after longs. */
+static int parse_dim(struct parser *p, size_t *dim, bool *overflow)
+{
+    skip_space(p);
+    if (peek(p) == '-')
+        return fail(p->report, "malformed header: negative dimension in the shape (byte %zu of "
+                               "the header)",
+                    p->pos);
+    if (!is_digit(peek(p)))
+        return syntax(p, "a dimension (a non-negative integer)");
+    size_t value = 0;
+    while (is_digit(peek(p))) {
+        size_t digit = (size_t)(p->text[p->pos++] - '0');
+        if (value > (SIZE_MAX - digit) / 10)
+            *overflow = true;
+        else
+            value = value * 10 + digit;
+    }
+    if (peek(p) == 'L' || peek(p) == 'l')
+        p->pos++;
+    *dim = value;
+    return 0;
+}
+
+/*
+ * A tuple: (), (5,), (3, 4), (2,3,4,). Like NumPy, a product that overflows
+ * is an error even when another dimension is 0.
+ */
+static int parse_shape(struct parser *p, struct dict *d)
+{
+    bool overflow = false, zero = false;
+    size_t count = 1, dim = 0;
+    if (expect(p, '(', "'(' starting the shape tuple") != 0)
+        return -1;
+    skip_space(p);
+    while (peek(p) != ')') {
+        if (parse_dim(p, &dim, &overflow) != 0)
+            return -1;
+        d->ndim++;
+        d->wide_dims += dim > 1;
+        if (dim == 0)
+            zero = true;
+        else if (count > SIZE_MAX / dim)
+            overflow = true;
+        else
+            count *= dim;
+        skip_space(p);
+        if (peek(p) == ',') {
+            p->pos++;
+            skip_space(p);
+        } else if (peek(p) != ')') {
+            return syntax(p, "',' or ')' in the shape tuple");
+        } else if (d->ndim == 1) {
+            return fail(p->report, "malformed header: shape (%zu) is not a tuple; one dimension "
+                                   "is written (%zu,)",
+                        dim, dim);
+        }
+    }
+    p->pos++;
+    if (overflow)
+        return fail(p->report, "shape overflows: the product of its dimensions does not fit in "
+                               "%zu bits",
+                    sizeof(size_t) * CHAR_BIT);
+    d->count = zero ? 0 : count;
+    return 0;
+}
+
+static int parse_descr(struct parser *p, struct dict *d)
+{
+    skip_space(p);
+    if (peek(p) == '[')
+        return fail(p->report, "structured dtypes (a list of fields in 'descr') are unsupported");
+    return parse_string(p, d->descr, sizeof d->descr);
+}
+
+/* One "key: value" pair. */
+static int parse_entry(struct parser *p, struct dict *d)
+{
+    char key[MAX_STRING + 1];
+    if (parse_string(p, key, sizeof key) != 0 || expect(p, ':', "':' after a key") != 0)
+        return -1;
+    bool *seen = strcmp(key, "descr") == 0           ? &d->has_descr
+                 : strcmp(key, "fortran_order") == 0 ? &d->has_fortran
+                 : strcmp(key, "shape") == 0         ? &d->has_shape
+                                                     : NULL;
+    if (seen == NULL)
+        return fail(p->report, "header has an unknown key '%s' (expected only 'descr', "
+                               "'fortran_order' and 'shape')",
+                    key);
+    if (*seen)
+        return fail(p->report, "header has the key '%s' twice", key);
+    *seen = true;
+    if (seen == &d->has_descr)
+        return parse_descr(p, d);
+    if (seen == &d->has_fortran)
+        return parse_bool(p, &d->fortran_order);
+    return parse_shape(p, d);
+}
+
+static int parse_dict(struct parser *p, struct dict *d)
+{
+    if (expect(p, '{', "'{' starting the header dict") != 0)
+        return -1;
+    skip_space(p);
+    while (peek(p) != '}') {
+        if (parse_entry(p, d) != 0)
+            return -1;
+        skip_space(p);
+        if (peek(p) == ',') {
+            p->pos++;
+            skip_space(p);
+        } else if (peek(p) != '}') {
+            return syntax(p, "',' or '}' after a value");
+        }
+    }
+    p->pos++;
+    skip_space(p); /* NumPy pads with spaces and ends with '\n' */
+    if (peek(p) >= 0)
+        return syntax(p, "nothing but spaces after the header dict");
+    const char *missing = !d->has_descr ? "descr" : !d->has_fortran ? "fortran_order"
+                        : !d->has_shape ? "shape" : NULL;
+    if (missing != NULL)
+        return fail(p->report, "header lacks the key '%s'", missing);
+    return 0;
+}
+
+/* ---- dtype and layout ------------------------------------------------------ */
+
+static const struct {
+    const char *code;
+    clfold_type type;
+} DTYPES[] = {
+    {"i1", CLFOLD_INT8},   {"u1", CLFOLD_UINT8},  {"i2", CLFOLD_INT16}, {"u2", CLFOLD_UINT16},
+    {"i4", CLFOLD_INT32},  {"u4", CLFOLD_UINT32}, {"i8", CLFOLD_INT64}, {"u8", CLFOLD_UINT64},
+    {"f2", CLFOLD_HALF},   {"f4", CLFOLD_FLOAT},  {"f8", CLFOLD_DOUBLE},
+};
+
+#define N_DTYPES (sizeof DTYPES / sizeof DTYPES[0])
+
+/* The data must be in the host's byte order: clfold hands it on unchanged. */
+static char host_order(void)
+{
+    const uint16_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 1 ? '<' : '>';
+}
+
+static int refuse_dtype(const char *descr, const struct report *report)
+{
+    char kind = descr[0] != '\0' ? descr[1] : '\0';
+    if (kind == 'b')
+        return fail(report, "bool dtype '%s' is unsupported; convert it in NumPy with "
+                            "arr.astype(np.uint8)",
+                    descr);
+    if (kind == 'c')
+        return fail(report, "complex dtype '%s' is unsupported", descr);
+    return fail(report, "dtype '%s' is unsupported (supported: |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 "
+                        "<f2 <f4 <f8)",
+                descr);
+}
+
+static int parse_dtype(const char *descr, const struct report *report, clfold_type *type)
+{
+    char order = descr[0];
+    size_t i = 0;
+    if (order == '\0' || strchr("<>|=", order) == NULL)
+        return refuse_dtype(descr, report);
+    while (i < N_DTYPES && strcmp(descr + 1, DTYPES[i].code) != 0)
+        i++;
+    if (i == N_DTYPES)
+        return refuse_dtype(descr, report);
+    *type = DTYPES[i].type;
+    if (clfold_type_size(*type) == 1)
+        return 0; /* one byte has no byte order: '|', '<', '>' and '=' are the same */
+    if (order == '|')
+        return fail(report, "dtype '%s' gives no byte order for a multi-byte type", descr);
+    if (order == '=' || order == host_order())
+        return 0; /* '=' is "native"; NumPy writes '<' or '>', so only hand-made files have it */
+    if (order == '>')
+        return fail(report, "big-endian data (dtype '%s') is unsupported; convert it in NumPy with "
+                            "arr.astype(arr.dtype.newbyteorder('<'))", descr);
+    return fail(report, "little-endian data (dtype '%s') is unsupported on this big-endian host",
+                descr);
+}
+
+/* What the header describes: the type and how many bytes of data follow. */
+struct layout {
+    clfold_type type;
+    size_t count;
+    size_t item_size;
+    size_t bytes;
+};
+
+static int parse_header(const char *text, size_t len, const struct report *report,
+                        struct layout *lay)
+{
+    struct parser p = {text, len, 0, report};
+    struct dict d = {0};
+    if (parse_dict(&p, &d) != 0 || parse_dtype(d.descr, report, &lay->type) != 0)
+        return -1;
+    /*
+     * Fortran order stores the first index fastest. With at most one
+     * dimension longer than 1, or no data at all, that is the C-order bytes.
+     */
+    if (d.fortran_order && d.wide_dims > 1 && d.count > 0)
+        return fail(report, "Fortran-order arrays with more than one dimension longer than 1 are "
+                            "unsupported; save np.ascontiguousarray(arr) instead");
+    lay->item_size = clfold_type_size(lay->type);
+    if (d.count > SIZE_MAX / lay->item_size)
+        return fail(report, "data size overflows: %zu elements of %zu bytes", d.count,
+                    lay->item_size);
+    lay->count = d.count;
+    lay->bytes = d.count * lay->item_size;
+    return 0;
+}
+
+/* Too little data is a truncated file; too much means the header is wrong. */
+static int check_data_size(const struct layout *lay, size_t available, const struct report *report)
+{
+    if (available < lay->bytes)
+        return fail(report,
+                    "truncated: header says %zu elements of %zu bytes, file has %zu bytes of data",
+                    lay->count, lay->item_size, available);
+    if (available > lay->bytes)
+        return fail(report,
+                    "file has %zu more bytes than the header describes (%zu elements of %zu bytes)",
+                    available - lay->bytes, lay->count, lay->item_size);
+    return 0;
+}
+
+static void clear(struct npy_array *array)
+{
+    array->type = CLFOLD_UINT8;
+    array->count = 0;
+    array->data = NULL;
+}
+
+/* ---- from memory ----------------------------------------------------------- */
+
+int npy_read_memory(const void *bytes, size_t size, const char *name, struct npy_array *out,
+                    char *err, size_t err_cap)
+{
+    const struct report report = {name != NULL ? name : "<memory>", err, err_cap};
+    const unsigned char *b = bytes != NULL ? bytes : (const unsigned char *)"";
+    struct preamble pre;
+    struct layout lay;
+
+    if (out == NULL || (bytes == NULL && size > 0))
+        return fail(&report, "npy_read_memory: NULL buffer or output array");
+    clear(out);
+    if (check_version(b, size, &report, &pre) != 0 || read_header_len(b, size, &report, &pre) != 0)
+        return -1;
+    if (pre.header_len > size - pre.header_offset)
+        return header_beyond_file(&report, &pre, size - pre.header_offset);
+    if (parse_header((const char *)b + pre.header_offset, pre.header_len, &report, &lay) != 0)
+        return -1;
+    size_t offset = pre.header_offset + pre.header_len;
+    if (check_data_size(&lay, size - offset, &report) != 0)
+        return -1;
+    if (lay.bytes > 0) {
+        out->data = malloc(lay.bytes);
+        if (out->data == NULL)
+            return fail(&report, "out of memory for %zu bytes of data", lay.bytes);
+        memcpy(out->data, b + offset, lay.bytes);
+    }
+    out->type = lay.type;
+    out->count = lay.count;
+    return 0;
+}
+
+/* ---- from a file ----------------------------------------------------------- */
+
+/* An open file, and its size when it is a regular file (not a pipe). */
+struct source {
+    FILE *file;
+    bool size_known;
+    size_t size;
+};
+
+static void find_size(struct source *src)
+{
+    struct stat st;
+    src->size_known = fstat(fileno(src->file), &st) == 0 && S_ISREG(st.st_mode) &&
+                      st.st_size >= 0 && (uintmax_t)st.st_size <= SIZE_MAX;
+    src->size = src->size_known ? (size_t)st.st_size : 0;
+}
+
+static size_t read_fully(FILE *file, void *buf, size_t size)
+{
+    size_t done = 0;
+    while (done < size) {
+        size_t want = size - done < READ_CHUNK ? size - done : READ_CHUNK;
+        size_t got = fread((char *)buf + done, 1, want, file);
+        done += got;
+        if (got < want)
+            break;
+    }
+    return done;
+}
+
+/* Bytes left after the data: none in a good file; counted for the message. */
+static size_t count_rest(FILE *file)
+{
+    char scratch[4096];
+    size_t total = 0, got = 0;
+    while ((got = fread(scratch, 1, sizeof scratch, file)) > 0)
+        total += got;
+    return total;
+}
+
+static int read_error(FILE *file, const struct report *report)
+{
+    int saved = errno;
+    if (!ferror(file))
+        return 0;
+    return fail(report, "read error: %s", strerror(saved != 0 ? saved : EIO));
+}
+
+static int read_preamble(struct source *src, const struct report *report, struct preamble *pre)
+{
+    unsigned char buf[12];
+    errno = 0;
+    size_t got = read_fully(src->file, buf, VERSION_END);
+    if (read_error(src->file, report) != 0 || check_version(buf, got, report, pre) != 0)
+        return -1;
+    got += read_fully(src->file, buf + got, pre->header_offset - got);
+    if (read_error(src->file, report) != 0 || read_header_len(buf, got, report, pre) != 0)
+        return -1;
+    return 0;
+}
+
+/* Reads the header text into a malloc'ed buffer (*text, freed by the caller). */
+static int read_header(struct source *src, const struct report *report, const struct preamble *pre,
+                       char **text)
+{
+    *text = NULL;
+    if (src->size_known && pre->header_len > src->size - pre->header_offset)
+        return header_beyond_file(report, pre, src->size - pre->header_offset);
+    *text = malloc(pre->header_len > 0 ? pre->header_len : 1);
+    if (*text == NULL)
+        return fail(report, "out of memory for a header of %zu bytes", pre->header_len);
+    errno = 0;
+    size_t got = read_fully(src->file, *text, pre->header_len);
+    if (read_error(src->file, report) != 0)
+        return -1;
+    if (got < pre->header_len)
+        return header_beyond_file(report, pre, got);
+    return 0;
+}
+
+/*
+ * Reads the data straight into the buffer that *out keeps: files can be
+ * several GiB, too big to hold twice. A regular file's size is checked first,
+ * so that a lying header gets "truncated" rather than a huge malloc.
+ */
+static int read_data(struct source *src, const struct report *report, size_t offset,
+                     const struct layout *lay, struct npy_array *out)
+{
+    int rc = -1;
+    void *data = NULL;
+    size_t got = 0;
+
+    if (src->size_known && check_data_size(lay, src->size - offset, report) != 0)
+        goto cleanup;
+    if (lay->bytes > 0 && (data = malloc(lay->bytes)) == NULL)
+        FAIL("out of memory for %zu bytes of data", lay->bytes);
+    errno = 0;
+    got = read_fully(src->file, data, lay->bytes);
+    if (got == lay->bytes)
+        got += count_rest(src->file); /* a pipe, or a file that grew meanwhile */
+    if (read_error(src->file, report) != 0 || check_data_size(lay, got, report) != 0)
+        goto cleanup;
+    out->type = lay->type;
+    out->count = lay->count;
+    out->data = data;
+    data = NULL;
+    rc = 0;
+cleanup:
+    free(data);
+    return rc;
+}
+
+int npy_read_file(const char *path, struct npy_array *out, char *err, size_t err_cap)
+{
+    int rc = -1;
+    const struct report whom = {path != NULL ? path : "(null)", err, err_cap};
+    const struct report *report = &whom;
+    struct source src = {NULL, false, 0};
+    struct preamble pre;
+    struct layout lay;
+    char *header = NULL;
+
+    if (path == NULL || out == NULL)
+        FAIL("npy_read_file: NULL path or output array");
+    clear(out);
+    src.file = fopen(path, "rb");
+    if (src.file == NULL)
+        FAIL("cannot open: %s", strerror(errno));
+    find_size(&src);
+    if (read_preamble(&src, report, &pre) != 0 || read_header(&src, report, &pre, &header) != 0 ||
+        parse_header(header, pre.header_len, report, &lay) != 0)
+        goto cleanup;
+    rc = read_data(&src, report, pre.header_offset + pre.header_len, &lay, out);
+cleanup:
+    free(header);
+    if (src.file != NULL)
+        fclose(src.file);
+    return rc;
+}
+
+void npy_free(struct npy_array *array)
+{
+    if (array == NULL)
+        return;
+    free(array->data);
+    clear(array);
+}

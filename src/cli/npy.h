@@ -1,0 +1,40 @@
+/*
+ * npy.h: a reader for NumPy .npy files (format versions 1.0, 2.0 and 3.0)
+ * holding one array of a type that clfold reduces.
+ *
+ * Accepted dtypes: |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 <f2 <f4 <f8 (any byte-order
+ * character for the one-byte types; '=' is taken as the host's order). The
+ * data must be in the host's byte order, C order (or Fortran order where that
+ * is the same bytes: at most one dimension larger than 1), and exactly as long
+ * as the header says. Everything else is refused with a reason in words.
+ */
+#ifndef CLFOLD_CLI_NPY_H
+#define CLFOLD_CLI_NPY_H
+
+#include <stddef.h>
+
+#include "clfold.h"
+
+struct npy_array {
+    clfold_type type; /* element type from the dtype */
+    size_t count;     /* product of the shape; 1 for shape () */
+    void *data;       /* malloc'ed, count * clfold_type_size(type) bytes; NULL when count == 0 */
+};
+
+/*
+ * Reads `path`. On failure returns -1 and writes a one-line, human-readable
+ * reason that starts with "<path>: " and has no trailing newline into
+ * err[0..err_cap) (truncated to fit; err may be NULL when err_cap is 0), and
+ * leaves *out empty (count 0, data NULL); on success returns 0.
+ * Never prints, never exits.
+ */
+int npy_read_file(const char *path, struct npy_array *out, char *err, size_t err_cap);
+
+/* Same, from a memory buffer (used by a fuzzer too); `name` starts messages. */
+int npy_read_memory(const void *bytes, size_t size, const char *name, struct npy_array *out,
+                    char *err, size_t err_cap);
+
+/* Frees the data and empties *array; accepts NULL and an already empty array. */
+void npy_free(struct npy_array *array);
+
+#endif /* CLFOLD_CLI_NPY_H */
