@@ -48,7 +48,8 @@
 inline void atomic_fold_cas(volatile __global ATOM_T *target, ACC_T value)
 {
     volatile __global ATOM_BITS *bits = (volatile __global ATOM_BITS *)target;
-    ATOM_BITS seen = *bits;
+    /* OpenCL 1.2 has no atomic load; a plain read would race with the swaps. */
+    ATOM_BITS seen = ATOM_CMPXCHG(bits, (ATOM_BITS)0, (ATOM_BITS)0);
     for (;;) {
         const ATOM_BITS merged = TO_BITS((ATOM_T)combine((ACC_T)FROM_BITS(seen), value));
         if (merged == seen)

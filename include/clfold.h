@@ -45,27 +45,28 @@ CLFOLD_API const char *clfold_version_string(void);
 typedef struct clfold_context clfold_context;
 
 /*
- * 0 is success. OpenCL's own error codes (negative, above -1000) pass through
- * unchanged; the library's own codes are -1000 and below.
+ * 0 is success. OpenCL's own error codes pass through unchanged: the core
+ * codes (0 to -72) and the extensions' (-1000 to about -1200). The
+ * library's own codes are -2000 and below, clear of both.
  */
 typedef enum {
     CLFOLD_SUCCESS = 0,
-    CLFOLD_ERROR_INVALID_ARGUMENT = -1000,   /* NULL pointer, bad value */
-    CLFOLD_ERROR_INVALID_TYPE = -1001,       /* not a clfold_type */
-    CLFOLD_ERROR_INVALID_OP = -1002,         /* not a clfold_op */
-    CLFOLD_ERROR_INVALID_KERNEL = -1003,     /* not a clfold_kernel */
-    CLFOLD_ERROR_OP_NOT_FOR_TYPE = -1004,    /* e.g. bitwise and on float */
-    CLFOLD_ERROR_INVALID_BLOCK_SIZE = -1005, /* not a power of two, or too large */
-    CLFOLD_ERROR_OUT_OF_BOUNDS = -1006,      /* offset + count beyond the buffer */
-    CLFOLD_ERROR_DEVICE_NOT_FOUND = -1007,   /* no device matches the selector */
-    CLFOLD_ERROR_NO_FP64 = -1008,            /* double asked of a device without it */
-    CLFOLD_ERROR_BUILD_FAILED = -1009,       /* kernel build failed; log in last_error */
-    CLFOLD_ERROR_OUT_OF_HOST_MEMORY = -1010,
-    CLFOLD_ERROR_UNSUPPORTED = -1011,        /* the device lacks what this needs */
-    CLFOLD_ERROR_NO_PROFILING = -1012,       /* the queue has no profiling */
-    CLFOLD_ERROR_KERNEL_SOURCE = -1013,      /* CLFOLD_KERNEL_DIR file unreadable */
-    CLFOLD_ERROR_WRONG_CONTEXT = -1014,      /* buffer from another cl_context */
-    CLFOLD_ERROR_TOO_LARGE = -1015           /* more than the device can hold */
+    CLFOLD_ERROR_INVALID_ARGUMENT = -2000,   /* NULL pointer, bad value */
+    CLFOLD_ERROR_INVALID_TYPE = -2001,       /* not a clfold_type */
+    CLFOLD_ERROR_INVALID_OP = -2002,         /* not a clfold_op */
+    CLFOLD_ERROR_INVALID_KERNEL = -2003,     /* not a clfold_kernel */
+    CLFOLD_ERROR_OP_NOT_FOR_TYPE = -2004,    /* e.g. bitwise and on float */
+    CLFOLD_ERROR_INVALID_BLOCK_SIZE = -2005, /* not a power of two, or too large */
+    CLFOLD_ERROR_OUT_OF_BOUNDS = -2006,      /* offset + count beyond the buffer */
+    CLFOLD_ERROR_DEVICE_NOT_FOUND = -2007,   /* no device matches the selector */
+    CLFOLD_ERROR_NO_FP64 = -2008,            /* double asked of a device without it */
+    CLFOLD_ERROR_BUILD_FAILED = -2009,       /* kernel build failed; log in last_error */
+    CLFOLD_ERROR_OUT_OF_HOST_MEMORY = -2010,
+    CLFOLD_ERROR_UNSUPPORTED = -2011,        /* the device lacks what this needs */
+    CLFOLD_ERROR_NO_PROFILING = -2012,       /* the queue has no profiling */
+    CLFOLD_ERROR_KERNEL_SOURCE = -2013,      /* CLFOLD_KERNEL_DIR file unreadable */
+    CLFOLD_ERROR_WRONG_CONTEXT = -2014,      /* buffer from another cl_context */
+    CLFOLD_ERROR_TOO_LARGE = -2015           /* more than the device can hold */
 } clfold_status;
 
 typedef enum {

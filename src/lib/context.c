@@ -10,8 +10,6 @@
 
 static clfold_status context_alloc(clfold_context **ctx)
 {
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
     *ctx = calloc(1, sizeof **ctx);
     return *ctx != NULL ? CLFOLD_SUCCESS : CLFOLD_ERROR_OUT_OF_HOST_MEMORY;
 }
@@ -22,6 +20,8 @@ clfold_status clfold_create(clfold_context **out, const char *selector)
     clfold_context *ctx = NULL;
     cl_int err;
 
+    if (out == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
     CHECK(context_alloc(&ctx));
     CHECK(device_select(ctx, selector, &ctx->device));
     ctx->cl = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &err);
@@ -34,8 +34,7 @@ cleanup:
         clfold_destroy(ctx);
         ctx = NULL;
     }
-    if (out != NULL)
-        *out = ctx;
+    *out = ctx;
     return status;
 }
 
@@ -44,6 +43,8 @@ clfold_status clfold_create_with_queue(clfold_context **out, cl_command_queue qu
     clfold_status status = CLFOLD_SUCCESS;
     clfold_context *ctx = NULL;
 
+    if (out == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
     CHECK(context_alloc(&ctx));
     if (queue == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "queue is NULL");
@@ -62,8 +63,7 @@ cleanup:
         clfold_destroy(ctx);
         ctx = NULL;
     }
-    if (out != NULL)
-        *out = ctx;
+    *out = ctx;
     return status;
 }
 

@@ -1,0 +1,102 @@
+/*
+ * oclgrind_driver.c: small reductions for test_oclgrind.sh to run under
+ * Oclgrind, which checks every memory access, barrier and work-item race of
+ * the kernels. Each kernel K1..K7 and ATOMIC runs on n in {1000, 300, 37, 1}
+ * with blocks {1, 4, 32, 64, 128} (64 is where the unrolled tail of K5-K7
+ * takes over the whole tree; 128 adds a level above it) for int32 sum, float
+ * min, uint32 xor, half max, int8 and, uint16 min, int64 prod and double sum
+ * (the atomic kernel's 32-bit, widened and 64-bit paths); every result is
+ * compared exactly with the host reference. Exit status 1 on any mismatch.
+ *
+ * Usage: oclgrind_driver [--kernel NAME | NAME]...   (default: all eight)
+ */
+#include "util.h"
+
+static const clfold_kernel ALL_KERNELS[] = {CLFOLD_K1, CLFOLD_K2, CLFOLD_K3, CLFOLD_K4,
+                                            CLFOLD_K5, CLFOLD_K6, CLFOLD_K7, CLFOLD_ATOMIC};
+#define N_KERNELS (sizeof ALL_KERNELS / sizeof ALL_KERNELS[0])
+
+/* int32 sum first: its 8-byte partial values need the most scratch (see below). */
+static const struct {
+    clfold_type type;
+    clfold_op op;
+} CASES[] = {{CLFOLD_INT32, CLFOLD_SUM}, {CLFOLD_FLOAT, CLFOLD_MIN},  {CLFOLD_UINT32, CLFOLD_XOR},
+             {CLFOLD_HALF, CLFOLD_MAX},  {CLFOLD_INT8, CLFOLD_AND},   {CLFOLD_UINT16, CLFOLD_MIN},
+             {CLFOLD_INT64, CLFOLD_PROD}, {CLFOLD_DOUBLE, CLFOLD_SUM}};
+
+/*
+ * Two false positives of Oclgrind 21.10's --uninitialized shape this driver:
+ * it takes a CL_MEM_USE_HOST_PTR buffer (what clfold_reduce_host makes on a
+ * CPU device) as uninitialised, and a buffer that a kernel writes after it
+ * took the place of a released one (clfold's scratch buffers when they
+ * grow). So the input is a CL_MEM_COPY_HOST_PTR buffer given to
+ * clfold_reduce_buffer, and the reduction that needs the most scratch
+ * memory runs first (int32 sum, block 1, n = 1000): the scratch never grows.
+ */
+static void run_kernel(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
+{
+    const size_t blocks[] = {1, 4, 32, 64, 128};
+    const size_t sizes[] = {1000, 300, 37, 1};
+    uint64_t data[1000];
+    cl_int err;
+    for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
+        clfold_type type = CASES[c].type, result_type;
+        clfold_op op = CASES[c].op;
+        clfold_result_type(type, op, &result_type);
+        if (type == CLFOLD_DOUBLE)
+            fill_small(data, 1000, type, rng); /* exact sums */
+        else if (type == CLFOLD_FLOAT || type == CLFOLD_HALF)
+            fill_unit(data, 1000, type, rng);
+        else
+            fill_integers(data, 1000, type, op, rng);
+        cl_mem buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       sizeof data, data, &err);
+        EXPECT(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+        for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+            EXPECT_STATUS(ctx, clfold_set_kernel(ctx, kernel, blocks[b]), CLFOLD_SUCCESS);
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                reference_value got, want;
+                memset(&got, 0xa5, sizeof got);
+                clfold_status status = clfold_reduce_buffer(ctx, buffer, 0, sizes[s], type, op, &got);
+                EXPECT(status == CLFOLD_SUCCESS, "kernel=%s block=%zu n=%zu: %s: %s",
+                       clfold_kernel_name(kernel), blocks[b], sizes[s],
+                       clfold_status_string(status), clfold_last_error(ctx));
+                reference_reduce(data, sizes[s], type, op, &want, NULL);
+                bool same = status == CLFOLD_SUCCESS && reference_equal(&got, &want, result_type);
+                EXPECT(same || status != CLFOLD_SUCCESS, "result differs from the reference");
+                if (!same && status == CLFOLD_SUCCESS)
+                    print_mismatch("oclgrind", kernel, blocks[b], sizes[s], type, op, &got, &want,
+                                   result_type);
+            }
+        }
+        clReleaseMemObject(buffer);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    clfold_kernel chosen[N_KERNELS];
+    size_t n_chosen = 0;
+    test_rng rng = {UINT64_C(0x6772696e64)};
+    for (int i = 1; i < argc; i++) {
+        const char *name = argv[i];
+        if (strcmp(name, "--kernel") == 0 && i + 1 < argc)
+            name = argv[++i];
+        if (n_chosen == N_KERNELS || !parse_kernel(name, &chosen[n_chosen])) {
+            fprintf(stderr, "usage: %s [--kernel NAME | NAME]...\n", argv[0]);
+            return 2;
+        }
+        n_chosen++;
+    }
+    if (n_chosen == 0) {
+        memcpy(chosen, ALL_KERNELS, sizeof chosen);
+        n_chosen = N_KERNELS;
+    }
+    clfold_context *ctx = test_context();
+    if (ctx == NULL)
+        return 1;
+    for (size_t k = 0; k < n_chosen; k++)
+        run_kernel(ctx, chosen[k], &rng);
+    clfold_destroy(ctx);
+    return test_finish("oclgrind_driver");
+}

@@ -1,0 +1,195 @@
+/*
+ * test_kernels.c: every kernel (AUTO, K1..K7, ATOMIC) at every block size in
+ * {1, 2, 32, 64, 128, 256, device maximum}, int32 sum, on the edge sizes
+ * {0, 1, 2, 3, 31, 33, block-1, block+1, 1000, 4097, 100003, 2^22+1},
+ * compared exactly with reference_reduce. The input is full-range random
+ * int32, so every bit of every element reaches the int64 sum (which never
+ * wraps: |sum| < 2^31 * 2^23). Each reduction starts at a different offset
+ * of one device buffer, so the kernels' offset argument is exercised too.
+ *
+ * Then determinism: a float sum of the same input, reduced twice, must give
+ * the same bits on every kernel but ATOMIC (whose order is the hardware's),
+ * and lie within float_sum_tolerance of the exact sum on all of them.
+ *
+ * Usage: test_kernels [--kernel NAME | NAME]...   (default: all kernels)
+ * CTest runs one kernel per test, so that they run in parallel and a
+ * failure names the kernel.
+ */
+#include "util.h"
+
+#define BIG_SIZE (((size_t)1 << 22) + 1)
+#define MAX_OFFSET 16
+
+/*
+ * Every block size runs every size, 2^22+1 included: on POCL (2 cores) even
+ * blocks of 1 and 2 work-items, millions of work-groups, take well under a
+ * second once compiled. A whole kernel's run takes about 1-4 s with a cold
+ * POCL kernel cache and under 1 s with a warm one.
+ */
+
+static const clfold_kernel ALL_KERNELS[] = {CLFOLD_AUTO, CLFOLD_K1, CLFOLD_K2,
+                                            CLFOLD_K3,   CLFOLD_K4, CLFOLD_K5,
+                                            CLFOLD_K6,   CLFOLD_K7, CLFOLD_ATOMIC};
+#define N_KERNELS (sizeof ALL_KERNELS / sizeof ALL_KERNELS[0])
+
+struct fixture {
+    clfold_context *ctx;
+    size_t max_block;
+    int32_t *ints;   /* BIG_SIZE + MAX_OFFSET random int32 */
+    float *floats;   /* BIG_SIZE random floats in [-1, 1) */
+    cl_mem ints_buffer;
+};
+
+static int compare_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sorted, duplicate-free edge sizes for `block`; returns how many. */
+static size_t edge_sizes(size_t block, size_t *sizes)
+{
+    const size_t candidates[] = {0,    1,    2,      3,       31, 33, block - 1, block + 1,
+                                 1000, 4097, 100003, BIG_SIZE};
+    size_t count = sizeof candidates / sizeof candidates[0];
+    memcpy(sizes, candidates, sizeof candidates);
+    qsort(sizes, count, sizeof *sizes, compare_size);
+    size_t unique = 0;
+    for (size_t i = 0; i < count; i++)
+        if (unique == 0 || sizes[unique - 1] != sizes[i])
+            sizes[unique++] = sizes[i];
+    return unique;
+}
+
+/* One int32 sum of n elements from `offset`, against the reference. */
+static void check_int_sum(struct fixture *f, clfold_kernel kernel, size_t block, size_t n,
+                          size_t offset)
+{
+    reference_value got = {.i64 = 0x5a5a5a5a5a5a5a5a}, want;
+    clfold_status status = clfold_reduce_buffer(f->ctx, f->ints_buffer, offset, n, CLFOLD_INT32,
+                                                CLFOLD_SUM, &got);
+    EXPECT(status == CLFOLD_SUCCESS, "kernel=%s block=%zu n=%zu: %s: %s",
+           clfold_kernel_name(kernel), block, n, clfold_status_string(status),
+           clfold_last_error(f->ctx));
+    if (status != CLFOLD_SUCCESS)
+        return;
+    reference_reduce(f->ints + offset, n, CLFOLD_INT32, CLFOLD_SUM, &want, NULL);
+    bool same = reference_equal(&got, &want, CLFOLD_INT64);
+    EXPECT(same, "int32 sum differs from the reference");
+    if (!same)
+        print_mismatch("int32 sum", kernel, block, n, CLFOLD_INT32, CLFOLD_SUM, &got, &want,
+                       CLFOLD_INT64);
+    /* What ran: AUTO resolved; K1-K3 may run as K4 with one work-item per group. */
+    clfold_run_info info;
+    if (n > 0 && clfold_last_run(f->ctx, &info) == CLFOLD_SUCCESS)
+        EXPECT(info.block_size == block && info.passes >= 1 && info.kernel != CLFOLD_AUTO &&
+                   (info.kernel == kernel || kernel == CLFOLD_AUTO || block == 1),
+               "kernel=%s n=%zu: last run says %s, block %zu, %u passes; want block %zu",
+               clfold_kernel_name(kernel), n, clfold_kernel_name(info.kernel), info.block_size,
+               info.passes, block);
+}
+
+/* A float sum of n elements reduced twice: same bits (but ATOMIC), close to exact. */
+static void check_determinism(struct fixture *f, clfold_kernel kernel, size_t block, size_t n)
+{
+    reference_value first = {.f64 = 0}, second = {.f64 = 0}, want;
+    long double sum_abs = 0;
+    clfold_status s1 = clfold_reduce_host(f->ctx, f->floats, n, CLFOLD_FLOAT, CLFOLD_SUM, &first);
+    clfold_status s2 = clfold_reduce_host(f->ctx, f->floats, n, CLFOLD_FLOAT, CLFOLD_SUM, &second);
+    EXPECT(s1 == CLFOLD_SUCCESS && s2 == CLFOLD_SUCCESS, "kernel=%s block=%zu n=%zu: %s, %s: %s",
+           clfold_kernel_name(kernel), block, n, clfold_status_string(s1),
+           clfold_status_string(s2), clfold_last_error(f->ctx));
+    if (s1 != CLFOLD_SUCCESS || s2 != CLFOLD_SUCCESS)
+        return;
+    if (kernel != CLFOLD_ATOMIC) {
+        bool same = reference_equal(&first, &second, CLFOLD_FLOAT);
+        EXPECT(same, "float sum not deterministic");
+        if (!same)
+            print_mismatch("determinism", kernel, block, n, CLFOLD_FLOAT, CLFOLD_SUM, &second,
+                           &first, CLFOLD_FLOAT);
+    }
+    reference_reduce(f->floats, n, CLFOLD_FLOAT, CLFOLD_SUM, &want, &sum_abs);
+    double error = fabs((double)(result_value(&first, CLFOLD_FLOAT) - result_value(&want, CLFOLD_FLOAT)));
+    double tolerance = float_sum_tolerance(n, CLFOLD_FLOAT, sum_abs);
+    EXPECT(error <= tolerance, "kernel=%s block=%zu n=%zu: float sum %.9g, exact %.9g: error %g > %g",
+           clfold_kernel_name(kernel), block, n, first.f32, want.f32, error, tolerance);
+}
+
+static void test_kernel(struct fixture *f, clfold_kernel kernel)
+{
+    const size_t blocks[] = {1, 2, 32, 64, 128, 256, f->max_block};
+    size_t sizes[16];
+    size_t offset = 0;
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        size_t block = blocks[b];
+        if (b > 0 && block <= blocks[b - 1])
+            continue; /* a device whose maximum is 256 or less */
+        clfold_status status = clfold_set_kernel(f->ctx, kernel, block);
+        EXPECT(status == CLFOLD_SUCCESS, "clfold_set_kernel(%s, %zu): %s: %s",
+               clfold_kernel_name(kernel), block, clfold_status_string(status),
+               clfold_last_error(f->ctx));
+        if (status != CLFOLD_SUCCESS)
+            continue;
+        size_t count = edge_sizes(block, sizes);
+        for (size_t i = 0; i < count; i++) {
+            check_int_sum(f, kernel, block, sizes[i], offset);
+            offset = (offset + 5) % MAX_OFFSET;
+        }
+        check_determinism(f, kernel, block, 100003);
+    }
+}
+
+static bool setup(struct fixture *f)
+{
+    test_rng rng = {UINT64_C(0x636c666f6c64)};
+    cl_int err;
+    f->ctx = test_context();
+    if (f->ctx == NULL)
+        return false;
+    if (clGetDeviceInfo(clfold_device(f->ctx), CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                        sizeof f->max_block, &f->max_block, NULL) != CL_SUCCESS)
+        return false;
+    f->ints = malloc((BIG_SIZE + MAX_OFFSET) * sizeof *f->ints);
+    f->floats = malloc(BIG_SIZE * sizeof *f->floats);
+    if (f->ints == NULL || f->floats == NULL)
+        return false;
+    fill_integers(f->ints, BIG_SIZE + MAX_OFFSET, CLFOLD_INT32, CLFOLD_SUM, &rng);
+    fill_unit(f->floats, BIG_SIZE, CLFOLD_FLOAT, &rng);
+    f->ints_buffer = clCreateBuffer(clfold_cl_context(f->ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                    (BIG_SIZE + MAX_OFFSET) * sizeof *f->ints, f->ints, &err);
+    return err == CL_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+    struct fixture f = {0};
+    clfold_kernel chosen[N_KERNELS];
+    size_t n_chosen = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *name = argv[i];
+        if (strcmp(name, "--kernel") == 0 && i + 1 < argc)
+            name = argv[++i];
+        if (n_chosen == N_KERNELS || !parse_kernel(name, &chosen[n_chosen])) {
+            fprintf(stderr, "usage: %s [--kernel NAME | NAME]...  (auto, k1..k7, atomic)\n",
+                    argv[0]);
+            return 2;
+        }
+        n_chosen++;
+    }
+    if (n_chosen == 0) {
+        memcpy(chosen, ALL_KERNELS, sizeof chosen);
+        n_chosen = N_KERNELS;
+    }
+    if (!setup(&f)) {
+        fprintf(stderr, "test_kernels: setup failed\n");
+        return 1;
+    }
+    for (size_t k = 0; k < n_chosen; k++)
+        test_kernel(&f, chosen[k]);
+    clReleaseMemObject(f.ints_buffer);
+    clfold_destroy(f.ctx);
+    free(f.ints);
+    free(f.floats);
+    return test_finish("test_kernels");
+}
