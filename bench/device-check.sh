@@ -26,7 +26,7 @@ for t in int32 float int8; do
     cat "$out/ladder-gpu-$t.table"
 done
 "$build/clfold" ladder -d "$gpu" -t float -b 256 -v 2>"$out/ladder-gpu-build-options.txt" | tail -9
-"$build/clfold" ladder -d pthread -t int32 | tee "$out/ladder-pocl5-int32.table" || true
+"$build/clfold" ladder -d Portable -t int32 | tee "$out/ladder-pocl5-int32.table" || true
 
 [ -f "$build/tests/CTestTestfile.cmake" ] || exit $status
 CLFOLD_DEVICE=$gpu ctest --test-dir "$build" -j8 --output-on-failure --timeout 600 \
