@@ -5,6 +5,7 @@
 #ifndef CLFOLD_DEVICE_H
 #define CLFOLD_DEVICE_H
 
+#include "namespace.h"
 #include "internal.h"
 
 /*

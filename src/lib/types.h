@@ -6,6 +6,7 @@
 #ifndef CLFOLD_TYPES_H
 #define CLFOLD_TYPES_H
 
+#include "namespace.h"
 #include <stdbool.h>
 
 #include "clfold.h"

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# .ci/packaging.sh: checks clfold as a user gets it, installed. For the shared
+# and then the static library it
+#   - builds (warnings as errors) and installs to a temporary prefix, with
+#     `cmake --install --prefix` (so the prefix differs from the configured one);
+#   - checks the installed files, and that the version of the runner, of
+#     clfold.pc and of clfoldConfigVersion.cmake is the header's;
+#   - runs the installed runner (`clfold --version`) without LD_LIBRARY_PATH;
+#   - builds examples/ as a standalone project with find_package(clfold) and
+#     runs them (ctest);
+#   - builds examples/*.c with a plain `cc $(pkg-config ...)` line (--static
+#     for the static library) and runs them;
+#   - checks symbols: the shared library exports exactly the CLFOLD_API
+#     functions of clfold.h (nm -D), the static archive defines no global
+#     symbol outside clfold_ (nm -g; see src/lib/namespace.h);
+# and it compiles a file that includes clfold.h as C99 and as C++11 with
+# -pedantic -Wall -Wextra -Werror, and links and runs the C++ one.
+#
+# Needs what .ci/deps installs (cc, c++, cmake, pkg-config, nm, an OpenCL
+# device such as POCL). Build trees go to build-pkg-ci/ (removed first),
+# prefixes to a temporary folder under /tmp (removed at the end).
+set -Eeuo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+builds=$root/build-pkg-ci
+tmp=$(mktemp -d /tmp/clfold-packaging.XXXXXX)
+logs=$builds/logs
+jobs=$(nproc 2>/dev/null || echo 2)
+start=$SECONDS
+
+trap 'rm -rf "$tmp"' EXIT
+trap 'echo "packaging: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
+
+step() { printf '\n== packaging: %s\n' "$*"; }
+die() {
+    printf 'packaging: FAIL: %s\n' "$*" >&2
+    exit 1
+}
+# quiet NAME CMD...: runs CMD with its output in $logs/NAME.log, shown on failure.
+quiet() {
+    local name=$1
+    shift
+    if ! "$@" >"$logs/$name.log" 2>&1; then
+        tail -n 60 "$logs/$name.log" >&2
+        die "$name failed: $* (whole log: $logs/$name.log)"
+    fi
+}
+# Runs a built program and shows what it prints.
+run() {
+    "$@" || die "$* exited with status $?"
+}
+
+rm -rf "$builds"
+mkdir -p "$logs"
+header=$root/include/clfold.h
+version=$(sed -n 's/^#define CLFOLD_VERSION_\(MAJOR\|MINOR\|PATCH\) \+\([0-9]\+\).*/\2/p' "$header" | paste -sd.)
+[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "cannot read CLFOLD_VERSION_* from $header"
+# The functions clfold.h marks CLFOLD_API: what the shared library must export.
+api=$(grep '^CLFOLD_API' "$header" | grep -o 'clfold_[a-z0-9_]*(' | tr -d '(' | sort -u)
+[ -n "$api" ] || die "no CLFOLD_API functions found in $header"
+echo "clfold $version, $(wc -l <<<"$api") API functions"
+
+# ---- build and install ------------------------------------------------------
+# install KIND (shared|static): sets $prefix and $libdir.
+install_package() {
+    local kind=$1 shared=ON
+    [ "$kind" = static ] && shared=OFF
+    prefix=$tmp/prefix-$kind
+    step "$kind: build and install to $prefix"
+    quiet "$kind-configure" cmake -S "$root" -B "$builds/$kind" -DBUILD_SHARED_LIBS=$shared \
+        -DCLFOLD_WERROR=ON -DCLFOLD_BUILD_TESTS=OFF -DCLFOLD_BUILD_EXAMPLES=OFF
+    quiet "$kind-build" cmake --build "$builds/$kind" -j "$jobs"
+    quiet "$kind-install" cmake --install "$builds/$kind" --prefix "$prefix"
+    libdir=$prefix/$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$builds/$kind/CMakeCache.txt")
+    local f
+    for f in "$prefix/include/clfold.h" "$prefix/bin/clfold" "$libdir/pkgconfig/clfold.pc" \
+        "$libdir/cmake/clfold/clfoldConfig.cmake" "$libdir/cmake/clfold/clfoldConfigVersion.cmake" \
+        "$libdir/cmake/clfold/clfoldTargets.cmake"; do
+        [ -f "$f" ] || die "$kind: $f was not installed"
+    done
+    if [ "$kind" = shared ]; then
+        [ -f "$libdir/libclfold.so.$version" ] || die "libclfold.so.$version was not installed"
+        [ "$(readlink "$libdir/libclfold.so.${version%%.*}")" = "libclfold.so.$version" ] ||
+            die "libclfold.so.${version%%.*} does not point to libclfold.so.$version"
+        [ -L "$libdir/libclfold.so" ] || die "the libclfold.so link was not installed"
+    else
+        [ -f "$libdir/libclfold.a" ] || die "libclfold.a was not installed"
+        ! ls "$libdir"/libclfold.so* >/dev/null 2>&1 || die "a static build installed a libclfold.so"
+    fi
+    echo "installed: $(cd "$prefix" && find . -type f -o -type l | sort | tr '\n' ' ')"
+}
+
+# ---- checks on an installed package ------------------------------------------
+check_runner_and_versions() {
+    local kind=$1 out
+    step "$kind: installed runner without LD_LIBRARY_PATH, and versions"
+    out=$(env -u LD_LIBRARY_PATH "$prefix/bin/clfold" --version) ||
+        die "$kind: the installed runner does not start: $prefix/bin/clfold --version"
+    echo "$out"
+    [ "$out" = "clfold $version" ] || die "$kind: clfold --version says '$out', clfold.h says $version"
+    if [ "$kind" = shared ]; then
+        local loaded
+        loaded=$(env -u LD_LIBRARY_PATH ldd "$prefix/bin/clfold" | awk '/libclfold/ { print $3 }')
+        if [ -z "$loaded" ] || [ "$(realpath "$loaded")" != "$(realpath "$libdir/libclfold.so")" ]; then
+            die "the installed runner loads '$loaded', not the prefix's libclfold (rpath \$ORIGIN/../lib?)"
+        fi
+        echo "the runner loads $loaded"
+    fi
+    local pc cm
+    pc=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --modversion clfold)
+    cm=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$libdir/cmake/clfold/clfoldConfigVersion.cmake")
+    [ "$pc" = "$version" ] || die "$kind: clfold.pc says version '$pc', clfold.h says $version"
+    [ "$cm" = "$version" ] || die "$kind: clfoldConfigVersion.cmake says '$cm', clfold.h says $version"
+    echo "clfold.pc $pc, clfoldConfigVersion.cmake $cm"
+}
+
+check_find_package() {
+    local kind=$1
+    local dir=$builds/examples-$kind
+    step "$kind: examples/ standalone with find_package(clfold), CMAKE_PREFIX_PATH=$prefix"
+    quiet "examples-$kind-configure" cmake -S "$root/examples" -B "$dir" \
+        -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_FLAGS=-Werror
+    grep -q "^clfold_DIR:PATH=$libdir/cmake/clfold\$" "$dir/CMakeCache.txt" ||
+        die "$kind: find_package found $(grep '^clfold_DIR' "$dir/CMakeCache.txt"), not $prefix"
+    quiet "examples-$kind-build" cmake --build "$dir" -j "$jobs"
+    ctest --test-dir "$dir" --output-on-failure ||
+        die "$kind: an example built with find_package(clfold) failed"
+}
+
+check_pkg_config() {
+    local kind=$1 static="" env=(env -u LD_LIBRARY_PATH) flags flags_opencl
+    [ "$kind" = static ] && static=--static
+    [ "$kind" = shared ] && env=(env LD_LIBRARY_PATH="$libdir")
+    export PKG_CONFIG_PATH=$libdir/pkgconfig
+    step "$kind: examples/*.c with cc \$(pkg-config${static:+ $static} --cflags --libs clfold)"
+    flags=$(pkg-config $static --cflags --libs clfold)
+    flags_opencl=$(pkg-config $static --cflags --libs clfold OpenCL)
+    echo "pkg-config${static:+ $static} --cflags --libs clfold: $flags"
+    # reduce_host.c calls clfold only; own_queue.c calls OpenCL too.
+    # shellcheck disable=SC2086
+    quiet "pkg-config-$kind-reduce_host" cc -std=c99 -Wall -Wextra -Werror "$root/examples/reduce_host.c" \
+        $flags -o "$tmp/reduce_host-$kind"
+    # shellcheck disable=SC2086
+    quiet "pkg-config-$kind-own_queue" cc -std=c99 -Wall -Wextra -Werror "$root/examples/own_queue.c" \
+        $flags_opencl -o "$tmp/own_queue-$kind"
+    if [ "$kind" = static ]; then
+        ! readelf -d "$tmp/reduce_host-$kind" | grep -q 'NEEDED.*libclfold' ||
+            die "reduce_host built with pkg-config --static still needs libclfold.so"
+    fi
+    run "${env[@]}" "$tmp/reduce_host-$kind"
+    run "${env[@]}" "$tmp/own_queue-$kind"
+    unset PKG_CONFIG_PATH
+}
+
+# Prints the symbols (from `nm` lines on stdin) that do not start with clfold_.
+foreign_symbols() {
+    awk 'NF == 3 && $3 !~ /^clfold_/ { print $3 }' | sort -u
+}
+
+check_shared_symbols() {
+    local lib=$libdir/libclfold.so exported bad
+    step "shared: exported symbols (nm -D --defined-only)"
+    exported=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort -u)
+    bad=$(nm -D --defined-only "$lib" | foreign_symbols)
+    [ -z "$bad" ] || die "$lib exports symbols outside clfold_: $(tr '\n' ' ' <<<"$bad")"
+    [ "$exported" = "$api" ] || die "$lib does not export exactly the CLFOLD_API functions of clfold.h:
+$(diff <(echo "$api") <(echo "$exported") | sed 's/^</  declared, not exported:/; s/^>/  exported, not declared:/' | grep ':')"
+    echo "$(wc -l <<<"$exported") symbols, all clfold_, exactly the API of clfold.h"
+}
+
+check_static_symbols() {
+    local lib=$libdir/libclfold.a bad count
+    step "static: global symbols of the archive (nm -g --defined-only)"
+    bad=$(nm -g --defined-only "$lib" | foreign_symbols)
+    [ -z "$bad" ] || die "$lib defines global symbols outside clfold_: $(tr '\n' ' ' <<<"$bad")
+  A non-static function of src/lib/ needs a line '#define NAME clfold_internal_NAME' in
+  src/lib/namespace.h (or make it static)."
+    count=$(nm -g --defined-only "$lib" | awk 'NF == 3' | wc -l)
+    echo "$count global symbols, all clfold_ (internal ones clfold_internal_)"
+}
+
+check_header() {
+    step "clfold.h as C99 and as C++11 (-pedantic -Wall -Wextra -Werror)"
+    local cflags libs
+    cflags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags clfold)
+    libs=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --libs clfold)
+    cat >"$tmp/header.c" <<'EOF'
+#include <clfold.h>
+int main(void) { return clfold_version_string()[0] == '\0'; }
+EOF
+    cat >"$tmp/header.cpp" <<'EOF'
+#include <clfold.h>
+#include <cstdio>
+#include <cstring>
+int main()
+{
+    clfold_type acc;
+    if (clfold_result_type(CLFOLD_INT32, CLFOLD_SUM, &acc) != CLFOLD_SUCCESS || acc != CLFOLD_INT64)
+        return 1;
+    std::printf("C++: clfold %s, %s\n", clfold_version_string(), clfold_status_string(CLFOLD_SUCCESS));
+    return std::strcmp(clfold_version_string(), CLFOLD_VERSION_STRING_FOR_TEST) != 0;
+}
+EOF
+    # shellcheck disable=SC2086
+    quiet header-c99 cc -std=c99 -pedantic -Wall -Wextra -Werror $cflags -c "$tmp/header.c" -o "$tmp/header.o"
+    # shellcheck disable=SC2086
+    quiet header-c++11 c++ -std=c++11 -pedantic -Wall -Wextra -Werror $cflags \
+        -DCLFOLD_VERSION_STRING_FOR_TEST="\"$version\"" "$tmp/header.cpp" \
+        $libs -o "$tmp/header-cpp"
+    # Links only if the declarations are extern "C".
+    run env LD_LIBRARY_PATH="$libdir" "$tmp/header-cpp"
+}
+
+install_package shared
+check_runner_and_versions shared
+check_shared_symbols
+check_header
+check_find_package shared
+check_pkg_config shared
+
+install_package static
+check_runner_and_versions static
+check_static_symbols
+check_find_package static
+check_pkg_config static
+
+step "all packaging checks passed in $((SECONDS - start)) s"
