@@ -6,10 +6,14 @@
  * Flags (defaults let the file compile on its own):
  *   IN_T          type stored in the input buffer (int, half, ...)
  *   IN_HALF       1 when IN_T is half: loaded with vload_half
- *   ACC_T         accumulator and result type
+ *   IN_IS_ACC     1 when the input holds partial values of an earlier pass
+ *   ACC_T         accumulator type, what partial values are stored as
+ *   ACC_SCALAR_T  the scalar type of ACC_T (ACC_T itself unless compensated)
+ *   ACC_COMPENSATED 1 when ACC_T is a (sum, carry) pair, float2 or double2,
+ *                 merged with Neumaier's rule: the accuracy option
  *   ACC_UT        its unsigned twin (integers), for wrapping arithmetic
  *   ACC_SIZE      sizeof(ACC_T)
- *   ACC_FLOAT     0 for integers, else the width of the float (32, 64)
+ *   ACC_FLOAT     0 for integers, else the width of its float scalar (32, 64)
  *   ACC_LOWEST    least ACC_T value (identity of max)
  *   ACC_HIGHEST   greatest ACC_T value (identity of min)
  *   OP            OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR
@@ -34,6 +38,15 @@
 #ifndef OP
 #define OP OP_SUM
 #endif
+#ifndef IN_IS_ACC
+#define IN_IS_ACC 0
+#endif
+#ifndef ACC_COMPENSATED
+#define ACC_COMPENSATED 0
+#endif
+#ifndef ACC_SCALAR_T
+#define ACC_SCALAR_T ACC_T
+#endif
 #ifndef NEEDS_FP64
 #define NEEDS_FP64 0
 #endif
@@ -53,10 +66,15 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+/* No fused multiply-add behind our back: the same bits on every device. */
+#pragma OPENCL FP_CONTRACT OFF
+
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 
-#if OP == OP_SUM || OP == OP_OR || OP == OP_XOR
+#if ACC_COMPENSATED
+#define IDENTITY ((ACC_T)((ACC_SCALAR_T)0, (ACC_SCALAR_T)0))
+#elif OP == OP_SUM || OP == OP_OR || OP == OP_XOR
 #define IDENTITY ((ACC_T)0)
 #elif OP == OP_PROD
 #define IDENTITY ((ACC_T)1)
@@ -68,17 +86,39 @@
 #define IDENTITY ((ACC_T)(~(ACC_T)0))
 #endif
 
+/* An element as an accumulator value: (x, 0) for a compensated pair. */
+#if ACC_COMPENSATED
+#define TO_ACC(x) ((ACC_T)((ACC_SCALAR_T)(x), (ACC_SCALAR_T)0))
+#else
+#define TO_ACC(x) ((ACC_T)(x))
+#endif
+
 /* Element i of the input, converted to the accumulator type. */
 inline ACC_T load_in(__global const IN_T *in, size_t i)
 {
-#if IN_HALF
-    return (ACC_T)vload_half(i, in);
+#if IN_IS_ACC
+    return in[i];
+#elif IN_HALF
+    return TO_ACC(vload_half(i, in));
 #else
-    return (ACC_T)in[i];
+    return TO_ACC(in[i]);
 #endif
 }
 
 #if ACC_FLOAT
+/*
+ * Neumaier's rule: the rounding error of a + b, exactly, when both are
+ * finite; 0 otherwise, so that an infinity or NaN passes through untouched.
+ */
+inline ACC_SCALAR_T sum_error(ACC_SCALAR_T a, ACC_SCALAR_T b, ACC_SCALAR_T s)
+{
+    if (!isfinite(s))
+        return 0;
+    return fabs(a) >= fabs(b) ? (a - s) + b : (b - s) + a;
+}
+#endif
+
+#if ACC_FLOAT && !ACC_COMPENSATED
 #if ACC_FLOAT == 64
 #define ACC_BITS ulong
 #else
@@ -112,10 +152,16 @@ inline ACC_T float_max(ACC_T a, ACC_T b)
 }
 #endif
 
-/* The operator. Integer sums and products wrap: they run in ACC_UT. */
+/*
+ * The operator. Integer sums and products wrap: they run in ACC_UT. A
+ * compensated sum adds the sums, and the carries plus the new rounding error.
+ */
 inline ACC_T combine(ACC_T a, ACC_T b)
 {
-#if OP == OP_SUM && ACC_FLOAT
+#if ACC_COMPENSATED
+    const ACC_SCALAR_T s = a.x + b.x;
+    return (ACC_T)(s, a.y + b.y + sum_error(a.x, b.x, s));
+#elif OP == OP_SUM && ACC_FLOAT
     return a + b;
 #elif OP == OP_SUM
     return (ACC_T)((ACC_UT)a + (ACC_UT)b);
@@ -165,7 +211,14 @@ inline uint shfl_down_u32(uint value, uint delta)
 
 inline ACC_T shfl_down(ACC_T value, uint delta)
 {
-#if ACC_SIZE == 8
+#if ACC_SIZE == 16
+    uint4 quarters = as_uint4(value);
+    quarters.x = shfl_down_u32(quarters.x, delta);
+    quarters.y = shfl_down_u32(quarters.y, delta);
+    quarters.z = shfl_down_u32(quarters.z, delta);
+    quarters.w = shfl_down_u32(quarters.w, delta);
+    return CONCAT(as_, ACC_T)(quarters);
+#elif ACC_SIZE == 8
     uint2 halves = as_uint2(value);
     halves.x = shfl_down_u32(halves.x, delta);
     halves.y = shfl_down_u32(halves.y, delta);
@@ -210,3 +263,38 @@ inline ACC_T fold_tail(__local ACC_T *sdata, uint tid, uint block)
     }
     return sdata[0];
 }
+
+/*
+ * A work-item's sequential run (K7's grid-stride loop). A float sum carries a
+ * Neumaier compensation, so that a run of thousands of values loses no more
+ * than one rounding: run_value() is within 2 ulp of the run's exact sum.
+ * Every other fold just combines.
+ */
+#if OP == OP_SUM && ACC_FLOAT && !ACC_COMPENSATED
+typedef struct {
+    ACC_T sum;
+    ACC_T carry;
+} run_t;
+
+inline run_t run_start(void)
+{
+    run_t run = {(ACC_T)0, (ACC_T)0};
+    return run;
+}
+
+inline run_t run_fold(run_t run, ACC_T x)
+{
+    const ACC_T s = run.sum + x;
+    run.carry += sum_error(run.sum, x, s);
+    run.sum = s;
+    return run;
+}
+
+inline ACC_T run_value(run_t run) { return run.sum + run.carry; }
+#else
+typedef ACC_T run_t;
+
+inline run_t run_start(void) { return IDENTITY; }
+inline run_t run_fold(run_t run, ACC_T x) { return combine(run, x); }
+inline ACC_T run_value(run_t run) { return run; }
+#endif

@@ -40,7 +40,8 @@ void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *o
 
 /*
  * K7: algorithm cascading. The grid is fixed by the host; each work-item
- * first folds every (2 * BLOCK_SIZE * groups)-th pair in a private register,
+ * first folds every (2 * BLOCK_SIZE * groups)-th pair in a private run
+ * (compensated for float sums, see run_t in defs.cl),
  * a grid-size stride that keeps neighbouring work-items on neighbouring
  * addresses, then the group folds its registers as K6 does.
  */
@@ -51,12 +52,13 @@ void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *o
     const uint tid = get_local_id(0);
     const size_t stride = (size_t)(2 * BLOCK_SIZE) * get_num_groups(0);
 
-    ACC_T value = IDENTITY;
+    run_t run = run_start();
     for (size_t i = get_group_id(0) * (size_t)(2 * BLOCK_SIZE) + tid; i < n; i += stride) {
-        value = combine(value, load_in(in, offset + i));
+        run = run_fold(run, load_in(in, offset + i));
         if (i + BLOCK_SIZE < n)
-            value = combine(value, load_in(in, offset + i + BLOCK_SIZE));
+            run = run_fold(run, load_in(in, offset + i + BLOCK_SIZE));
     }
+    ACC_T value = run_value(run);
     sdata[tid] = value;
     barrier(CLK_LOCAL_MEM_FENCE);
     value = fold_unrolled(sdata, tid);

@@ -153,6 +153,26 @@ CLFOLD_API cl_device_id clfold_device(const clfold_context *ctx);
 CLFOLD_API clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel kernel, size_t block_size);
 
 /*
+ * How floating-point sums accumulate (other operators and integers are
+ * exact or unaffected). The error bounds are in README.md, "Accuracy".
+ *   DEFAULT      float accumulators; each work-item's sequential run is
+ *                compensated (Neumaier), the trees are pairwise
+ *   COMPENSATED  (sum, carry) pairs all the way: Kahan-Babuska-Neumaier per
+ *                work-item and compensated merges between levels
+ *   FP64         half and float accumulate in double (needs cl_khr_fp64);
+ *                the result is rounded once to float
+ * The atomic baseline ignores the setting: it is the naive method.
+ */
+typedef enum {
+    CLFOLD_ACCURACY_DEFAULT = 0,
+    CLFOLD_ACCURACY_COMPENSATED,
+    CLFOLD_ACCURACY_FP64
+} clfold_accuracy;
+
+/* CLFOLD_ERROR_NO_FP64 for CLFOLD_ACCURACY_FP64 on a device without doubles. */
+CLFOLD_API clfold_status clfold_set_accuracy(clfold_context *ctx, clfold_accuracy accuracy);
+
+/*
  * Reduces `count` elements of `type` starting at element `offset` of
  * `buffer`, which must belong to this context's cl_context. Blocking: when
  * it returns, `result` (host memory) holds a value of clfold_result_type().
@@ -161,7 +181,11 @@ CLFOLD_API clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel ke
 CLFOLD_API clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
                                    clfold_type type, clfold_op op, void *result);
 
-/* As clfold_reduce_buffer, on `count` elements in host memory. */
+/*
+ * As clfold_reduce_buffer, on `count` elements in host memory. An array
+ * larger than the device's largest buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is
+ * reduced in chunks whose results are combined on the host.
+ */
 CLFOLD_API clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t count,
                                  clfold_type type, clfold_op op, void *result);
 
@@ -169,8 +193,10 @@ CLFOLD_API clfold_status clfold_reduce_host(clfold_context *ctx, const void *dat
 CLFOLD_API clfold_status clfold_result_type(clfold_type type, clfold_op op, clfold_type *result_type);
 CLFOLD_API size_t clfold_type_size(clfold_type type); /* 0 for an unknown type */
 
-/* Names as the runner spells them ("int32", "sum", "k3"); NULL if unknown. */
+/* Names as the runner spells them ("int32", "sum", "k3", "compensated"); NULL if unknown. */
 CLFOLD_API const char *clfold_type_name(clfold_type type);
+CLFOLD_API const char *clfold_accuracy_name(clfold_accuracy accuracy);
+CLFOLD_API clfold_status clfold_accuracy_from_name(const char *name, clfold_accuracy *accuracy);
 CLFOLD_API const char *clfold_op_name(clfold_op op);
 CLFOLD_API const char *clfold_kernel_name(clfold_kernel kernel);
 

@@ -246,7 +246,7 @@ static void test_null_pointers(clfold_context *ctx)
                clfold_device(NULL) == NULL,
            "accessors of a NULL context must give NULL");
 
-    /* More than any buffer holds: refused before anything is read. */
+    /* A byte size that overflows size_t: refused before anything is read. */
     EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, SIZE_MAX / 2, CLFOLD_INT32, CLFOLD_SUM, &sum),
                   CLFOLD_ERROR_TOO_LARGE);
     expect_usable(ctx, "CLFOLD_ERROR_TOO_LARGE");

@@ -216,22 +216,15 @@ static inline void fill_unit(void *data, size_t n, clfold_type type, test_rng *r
 }
 
 /*
- * The error a float sum of n elements may carry, against the exact sum.
- * K1-K6 add along a balanced tree, depth ceil(log2(n)) over all passes; K7
- * (and AUTO, which is K7) first has each work-item add a sequential run of
- * at most ceil(n / 8192) elements (its grid never has fewer than 8192
- * work-items: k7_groups in src/lib/plan.c), then the tree. Every addition
- * along the longest chain rounds by at most 2^-p of the partial sum, and no
- * partial sum exceeds sum_abs = sum |x_i|; +2 covers the reference's own
- * rounding to the result type and second-order terms. p = 24 for float
- * (and half, which sums in float), 53 for double.
+ * The error a float sum of n elements may carry at the default accuracy:
+ * the library's documented bound, reference_tolerance() in
+ * src/reference/reference.c, which the runner checks too.
  */
 static inline double float_sum_tolerance(size_t n, clfold_type result_type, long double sum_abs)
 {
-    double eps = result_type == CLFOLD_DOUBLE ? 0x1p-53 : 0x1p-24;
-    double depth = n > 1 ? ceil(log2((double)n)) : 0.0;
-    double run = ceil((double)n / 8192.0);
-    return eps * (depth + run + 2.0) * (double)sum_abs;
+    clfold_type type = result_type == CLFOLD_DOUBLE ? CLFOLD_DOUBLE : CLFOLD_FLOAT;
+    return (double)reference_tolerance(type, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT, n, 0, sum_abs,
+                                       false);
 }
 
 /* A result as a long double, for tolerance checks. */

@@ -2,8 +2,9 @@
  * args.c: the runner's command-line grammar:
  *   clfold [--help | --version]
  *   clfold devices [--format table|json]
- *   clfold ladder  [-d SEL] [-n N] [-t TYPE] [-o OP] [-b BLOCK] [--format table|csv|json] [-v]
- *   clfold reduce  [-d SEL] [-o OP] [-k KERNEL] [-b BLOCK] [-v] FILE
+ *   clfold ladder  [-d SEL] [-n N] [-t TYPE] [-o OP] [-b BLOCK] [--accuracy A]
+ *                  [--format table|csv|json] [-v]
+ *   clfold reduce  [-d SEL] [-o OP] [-k KERNEL] [-b BLOCK] [--accuracy A] [-v] FILE
  * Options take their value as the next word or after '=' (--format=json).
  */
 #include "args.h"
@@ -17,7 +18,7 @@
 
 /* Which options each command takes. */
 enum { OPT_DEVICE = 1, OPT_N = 2, OPT_TYPE = 4, OPT_OP = 8, OPT_KERNEL = 16, OPT_BLOCK = 32,
-       OPT_FORMAT = 64, OPT_VERBOSE = 128 };
+       OPT_FORMAT = 64, OPT_VERBOSE = 128, OPT_ACCURACY = 256 };
 
 struct option_spec {
     const char *short_name; /* "-d" */
@@ -31,6 +32,7 @@ static const struct option_spec OPTIONS[] = {
     {"-t", "--type", OPT_TYPE, true},      {"-o", "--op", OPT_OP, true},
     {"-k", "--kernel", OPT_KERNEL, true},  {"-b", "--block", OPT_BLOCK, true},
     {NULL, "--format", OPT_FORMAT, true},  {"-v", "--verbose", OPT_VERBOSE, false},
+    {NULL, "--accuracy", OPT_ACCURACY, true},
 };
 
 static const struct {
@@ -39,8 +41,9 @@ static const struct {
     unsigned options;
 } COMMANDS[] = {
     {"devices", CMD_DEVICES, OPT_FORMAT},
-    {"ladder", CMD_LADDER, OPT_DEVICE | OPT_N | OPT_TYPE | OPT_OP | OPT_BLOCK | OPT_FORMAT | OPT_VERBOSE},
-    {"reduce", CMD_REDUCE, OPT_DEVICE | OPT_OP | OPT_KERNEL | OPT_BLOCK | OPT_VERBOSE},
+    {"ladder", CMD_LADDER,
+     OPT_DEVICE | OPT_N | OPT_TYPE | OPT_OP | OPT_BLOCK | OPT_FORMAT | OPT_VERBOSE | OPT_ACCURACY},
+    {"reduce", CMD_REDUCE, OPT_DEVICE | OPT_OP | OPT_KERNEL | OPT_BLOCK | OPT_VERBOSE | OPT_ACCURACY},
 };
 
 static int usage_error(char *err, size_t cap, const char *format, ...)
@@ -119,6 +122,10 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
             return usage_error(err, cap, "unknown kernel \"%s\" (k1 .. k7, atomic, auto)", value);
         return 0;
     case OPT_BLOCK: return parse_block(value, &args->block, err, cap);
+    case OPT_ACCURACY:
+        if (clfold_accuracy_from_name(value, &args->accuracy) != CLFOLD_SUCCESS)
+            return usage_error(err, cap, "--accuracy takes default, compensated or fp64, not \"%s\"", value);
+        return 0;
     case OPT_FORMAT: return parse_format(value, &args->format, err, cap);
     default: args->verbose = true; return 0;
     }

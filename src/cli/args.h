@@ -24,6 +24,7 @@ struct cli_args {
     clfold_op op;            /* -o */
     clfold_kernel kernel;    /* -k */
     size_t block;            /* -b; 0 = let clfold choose */
+    clfold_accuracy accuracy; /* --accuracy */
     enum cli_format format;  /* --format */
     const char *file;        /* reduce's operand */
 };

@@ -108,8 +108,8 @@ static void measure_host(const void *data, const struct cli_args *args,
         double t0 = now_seconds();
         reference_sequential(data, args->n, args->type, args->op, &value);
         times[runs++] = (now_seconds() - t0) * 1e3;
-        row->correct = row->correct && reference_close(&value, exact, args->type, args->op, args->n,
-                                                       sum_abs, true);
+        row->correct = row->correct && reference_close(&value, exact, args->type, args->op,
+                                                       args->accuracy, args->n, sum_abs, true);
     }
     qsort(times, (size_t)runs, sizeof times[0], compare_doubles);
     row->best_ms = times[0];
@@ -130,6 +130,8 @@ static clfold_status measure_kernel(clfold_context *ctx, cl_mem buffer, const st
     bool sequential = kernel == CLFOLD_ATOMIC;
     clfold_status status = clfold_set_kernel(ctx, kernel, args->block);
     if (status == CLFOLD_SUCCESS)
+        status = clfold_set_accuracy(ctx, args->accuracy);
+    if (status == CLFOLD_SUCCESS)
         status = clfold_reduce_buffer(ctx, buffer, 0, args->n, args->type, args->op, &value);
     if (status != CLFOLD_SUCCESS)
         return status;
@@ -143,7 +145,7 @@ static clfold_status measure_kernel(clfold_context *ctx, cl_mem buffer, const st
             return status;
         times[runs++] = info.device_ms;
         row->correct = row->correct && reference_close(&value, exact, args->type, args->op,
-                                                       args->n, sum_abs, sequential);
+                                                       args->accuracy, args->n, sum_abs, sequential);
     }
     if (args->verbose)
         fprintf(stderr, "clfold: %s: %u passes, build options: %s\n", row->kernel, info.passes,
@@ -178,8 +180,9 @@ static void print_table(const struct device_summary *device, const struct cli_ar
                         clfold_type result_type, const struct row *rows, size_t count)
 {
     printf("Device:    %s (%s, driver %s)\n", device->name, device->platform, device->driver);
-    printf("Reduction: %zu %s, %s (result %s), block %zu\n\n", args->n, clfold_type_name(args->type),
-           clfold_op_name(args->op), clfold_type_name(result_type), args->block);
+    printf("Reduction: %zu %s, %s (result %s), block %zu, accuracy %s\n\n", args->n,
+           clfold_type_name(args->type), clfold_op_name(args->op), clfold_type_name(result_type),
+           args->block, clfold_accuracy_name(args->accuracy));
     printf("%-7s %-46s %11s %12s %8s %11s  %s\n", "Kernel", "Description", "Time (ms)",
            "Bandwidth", "Step", "Cumulative", "Correct");
     printf("%-7s %-46s %11s %12s %8s %11s\n", "", "", "", "(GB/s)", "speedup", "speedup");
@@ -227,8 +230,10 @@ static void print_json(const struct device_summary *device, const struct cli_arg
 {
     printf("{\"format_version\": 1, \"device\": ");
     json_device(stdout, device);
-    printf(", \"n\": %zu, \"type\": \"%s\", \"op\": \"%s\", \"block\": %zu, \"results\": [", args->n,
-           clfold_type_name(args->type), clfold_op_name(args->op), args->block);
+    printf(", \"n\": %zu, \"type\": \"%s\", \"op\": \"%s\", \"block\": %zu, \"accuracy\": \"%s\", "
+           "\"results\": [",
+           args->n, clfold_type_name(args->type), clfold_op_name(args->op), args->block,
+           clfold_accuracy_name(args->accuracy));
     for (size_t i = 0; i < count; i++) {
         const struct row *r = &rows[i];
         printf("%s\n  {\"kernel\": \"%s\", \"description\": ", i ? "," : "", r->kernel);

@@ -32,7 +32,7 @@ static const char USAGE_DEVICES[] =
 
 static const char USAGE_LADDER[] =
     "usage: clfold ladder [-d SEL] [-n N] [-t TYPE] [-o OP] [-b BLOCK]\n"
-    "                     [--format table|csv|json] [-v]\n"
+    "                     [--accuracy A] [--format table|csv|json] [-v]\n"
     "\n"
     "Runs the host loop, the atomic baseline and Harris's kernels K1..K7 on N\n"
     "elements, checks each against the exact host result, and prints time (device\n"
@@ -45,11 +45,12 @@ static const char USAGE_LADDER[] =
     "              (default int32)\n"
     "  -o OP       sum prod min max and or xor (default sum)\n"
     "  -b BLOCK    work-group size, a power of two (default 128, as in the seed)\n"
+    "  --accuracy A  float sums: default, compensated or fp64 (see README)\n"
     "  --format F  table, csv or json (default table)\n"
     "  -v          say how each kernel was built, on stderr\n";
 
 static const char USAGE_REDUCE[] =
-    "usage: clfold reduce [-d SEL] [-o OP] [-k KERNEL] [-b BLOCK] [-v] FILE\n"
+    "usage: clfold reduce [-d SEL] [-o OP] [-k KERNEL] [-b BLOCK] [--accuracy A] [-v] FILE\n"
     "\n"
     "Reduces the .npy FILE (little-endian, any shape read as flat; its dtype gives\n"
     "the type) and prints the result alone: integers in decimal, floats with enough\n"
@@ -59,6 +60,7 @@ static const char USAGE_REDUCE[] =
     "  -o OP       sum prod min max and or xor (default sum)\n"
     "  -k KERNEL   k1..k7, atomic or auto (default auto)\n"
     "  -b BLOCK    work-group size, a power of two (default: clfold chooses)\n"
+    "  --accuracy A  float sums: default, compensated or fp64 (see README)\n"
     "  -v          say what ran, on stderr\n";
 
 void cli_error(const char *format, ...)

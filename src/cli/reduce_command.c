@@ -34,6 +34,8 @@ int command_reduce(const struct cli_args *args)
         goto cleanup;
     status = clfold_set_kernel(ctx, args->kernel, args->block);
     if (status == CLFOLD_SUCCESS)
+        status = clfold_set_accuracy(ctx, args->accuracy);
+    if (status == CLFOLD_SUCCESS)
         status = clfold_reduce_host(ctx, array.data, array.count, array.type, args->op, &result);
     if (status != CLFOLD_SUCCESS) {
         exit_status = report_failure(ctx, status, "reduce");

@@ -3,15 +3,32 @@
  * context owns (or retains) its cl_context and queue, the program cache and
  * the scratch buffers; destroying it releases all of them.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "device.h"
 #include "plan.h"
 
+/*
+ * CLFOLD_MAX_CHUNK_BYTES caps the chunks clfold_reduce_host splits an array
+ * into (below the device's largest buffer): a developer's knob that lets
+ * tests cross chunk boundaries on small arrays.
+ */
+static size_t max_chunk_bytes_from_environment(void)
+{
+    const char *text = getenv("CLFOLD_MAX_CHUNK_BYTES");
+    char *end = NULL;
+    unsigned long long value = text != NULL ? strtoull(text, &end, 10) : 0;
+    return text != NULL && *end == '\0' && value <= SIZE_MAX ? (size_t)value : 0;
+}
+
 static clfold_status context_alloc(clfold_context **ctx)
 {
     *ctx = calloc(1, sizeof **ctx);
-    return *ctx != NULL ? CLFOLD_SUCCESS : CLFOLD_ERROR_OUT_OF_HOST_MEMORY;
+    if (*ctx == NULL)
+        return CLFOLD_ERROR_OUT_OF_HOST_MEMORY;
+    (*ctx)->max_chunk_bytes = max_chunk_bytes_from_environment();
+    return CLFOLD_SUCCESS;
 }
 
 clfold_status clfold_create(clfold_context **out, const char *selector)
@@ -103,6 +120,21 @@ clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel kernel, size_
     }
     ctx->kernel = kernel;
     ctx->block_size = block_size;
+    return CLFOLD_SUCCESS;
+}
+
+clfold_status clfold_set_accuracy(clfold_context *ctx, clfold_accuracy accuracy)
+{
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
+    if (clfold_accuracy_name(accuracy) == NULL)
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT, "unknown accuracy %d", (int)accuracy);
+    if (accuracy == CLFOLD_ACCURACY_FP64 && !ctx->caps.has_fp64)
+        return fail(ctx, CLFOLD_ERROR_NO_FP64,
+                    "device %s has no double precision (cl_khr_fp64) to accumulate in",
+                    ctx->caps.name);
+    ctx->accuracy = accuracy;
     return CLFOLD_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #ifndef CLFOLD_INTERNAL_H
 #define CLFOLD_INTERNAL_H
 
+#include "namespace.h"
 #include <stdbool.h>
 
 #include "clfold.h"
@@ -40,6 +41,8 @@ struct clfold_context {
 
     clfold_kernel kernel;        /* as set by clfold_set_kernel */
     size_t block_size;           /* 0 = choose */
+    clfold_accuracy accuracy;    /* as set by clfold_set_accuracy */
+    size_t max_chunk_bytes;      /* reduce_host splits larger arrays */
 
     struct program_cache programs;
     cl_mem scratch[2];           /* ping-pong partial results, grown on demand */

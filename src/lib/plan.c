@@ -43,11 +43,10 @@ static size_t k7_groups(const clfold_context *ctx, size_t block)
     return fill > floor ? fill : floor;
 }
 
-clfold_status plan_make(clfold_context *ctx, clfold_type acc, struct plan *plan)
+clfold_status plan_make(clfold_context *ctx, struct plan *plan)
 {
     clfold_kernel kernel = ctx->kernel == CLFOLD_AUTO ? CLFOLD_K7 : ctx->kernel;
     size_t block = ctx->block_size;
-    size_t acc_size = type_info(acc)->size;
 
     if (block == 0)
         block = ctx->caps.max_work_group_size < DEFAULT_BLOCK ? ctx->caps.max_work_group_size
@@ -68,11 +67,17 @@ clfold_status plan_make(clfold_context *ctx, clfold_type acc, struct plan *plan)
     plan->block_is_constant = kernel == CLFOLD_K6 || kernel == CLFOLD_K7;
     plan->local_arg = kernel >= CLFOLD_K1 && kernel <= CLFOLD_K5;
     plan->max_groups = kernel == CLFOLD_K7 ? k7_groups(ctx, block) : 0;
-    if (kernel != CLFOLD_ATOMIC && block * acc_size > ctx->caps.local_mem_size)
-        return fail(ctx, CLFOLD_ERROR_INVALID_BLOCK_SIZE,
-                    "block size %zu needs %zu bytes of local memory; the device has %llu", block,
-                    block * acc_size, (unsigned long long)ctx->caps.local_mem_size);
     return plan_check_block(ctx, block);
+}
+
+clfold_status plan_check_local_memory(clfold_context *ctx, const struct plan *plan, size_t acc_size)
+{
+    if (plan->kernel != CLFOLD_ATOMIC && plan->block * acc_size > ctx->caps.local_mem_size)
+        return fail(ctx, CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+                    "block size %zu needs %zu bytes of local memory; the device has %llu",
+                    plan->block, plan->block * acc_size,
+                    (unsigned long long)ctx->caps.local_mem_size);
+    return CLFOLD_SUCCESS;
 }
 
 static size_t divide_up(size_t a, size_t b) { return a / b + (a % b != 0); }

@@ -5,6 +5,7 @@
 #ifndef CLFOLD_PLAN_H
 #define CLFOLD_PLAN_H
 
+#include "namespace.h"
 #include "internal.h"
 
 struct plan {
@@ -17,8 +18,11 @@ struct plan {
     size_t max_groups;       /* K7's fixed grid; 0 = one group per slice */
 };
 
-/* Resolves the context's kernel and block size for reductions to `acc`. */
-clfold_status plan_make(clfold_context *ctx, clfold_type acc, struct plan *plan);
+/* Resolves the context's kernel and block size. */
+clfold_status plan_make(clfold_context *ctx, struct plan *plan);
+
+/* Whether a work-group's local array of `acc_size`-byte values fits the device. */
+clfold_status plan_check_local_memory(clfold_context *ctx, const struct plan *plan, size_t acc_size);
 
 /* Work-groups a pass over `count` values launches. */
 size_t plan_groups(const struct plan *plan, size_t count);

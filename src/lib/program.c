@@ -23,16 +23,32 @@ static bool append(char *buf, size_t cap, const char *format, ...)
     return written >= 0 && (size_t)written < cap - used;
 }
 
-static bool append_type_flags(char *buf, size_t cap, const char *prefix, clfold_type type)
+/* ACC_*: the accumulator, a scalar or a (sum, carry) pair of scalars. */
+static bool append_accumulator_flags(char *buf, size_t cap, const struct accumulator *acc,
+                                     const char **acc_name)
 {
-    const struct type_info *info = type_info(type);
-    bool ok = append(buf, cap, " -D%s_T=%s", prefix, info->cl_name);
-    if (strcmp(prefix, "ACC") == 0) {
-        ok = ok && append(buf, cap, " -DACC_SIZE=%zu -DACC_FLOAT=%u -DACC_LOWEST=%s -DACC_HIGHEST=%s",
-                          info->size, info->float_bits, info->cl_lowest, info->cl_highest);
-        if (info->cl_unsigned != NULL)
-            ok = ok && append(buf, cap, " -DACC_UT=%s", info->cl_unsigned);
-    }
+    const struct type_info *scalar = type_info(acc->scalar);
+    *acc_name = !acc->compensated ? scalar->cl_name
+              : acc->scalar == CLFOLD_DOUBLE ? "double2" : "float2";
+    bool ok = append(buf, cap, " -DACC_T=%s -DACC_SIZE=%zu -DACC_FLOAT=%u -DACC_LOWEST=%s -DACC_HIGHEST=%s",
+                     *acc_name, accumulator_size(acc), scalar->float_bits, scalar->cl_lowest,
+                     scalar->cl_highest);
+    if (scalar->cl_unsigned != NULL)
+        ok = ok && append(buf, cap, " -DACC_UT=%s", scalar->cl_unsigned);
+    if (acc->compensated)
+        ok = ok && append(buf, cap, " -DACC_COMPENSATED=1 -DACC_SCALAR_T=%s", scalar->cl_name);
+    return ok;
+}
+
+/* IN_*: the caller's elements, or an earlier pass's accumulator values. */
+static bool append_input_flags(char *buf, size_t cap, const struct build_config *config,
+                               const char *acc_name)
+{
+    if (config->in_partials)
+        return append(buf, cap, " -DIN_T=%s -DIN_IS_ACC=1", acc_name);
+    bool ok = append(buf, cap, " -DIN_T=%s", type_info(config->in)->cl_name);
+    if (config->in == CLFOLD_HALF)
+        ok = ok && append(buf, cap, " -DIN_HALF=1");
     return ok;
 }
 
@@ -40,7 +56,7 @@ static bool append_type_flags(char *buf, size_t cap, const char *prefix, clfold_
 static bool append_atomic_flags(const struct clfold_context *ctx, char *buf, size_t cap,
                                 clfold_type acc)
 {
-    const struct type_info *info = type_info(acc);
+    const struct type_info *info = type_info(acc);  /* atomics never use pairs */
     const char *atom = info->size == 8 ? info->cl_name
                      : info->size == 4 ? info->cl_name
                      : info->is_signed ? "int" : "uint";
@@ -62,22 +78,19 @@ static bool append_atomic_flags(const struct clfold_context *ctx, char *buf, siz
 static bool build_options(const struct clfold_context *ctx, const struct build_config *config,
                           char *buf, size_t cap)
 {
-    const struct type_info *in = type_info(config->in);
-    const struct type_info *acc = type_info(config->acc);
+    const char *acc_name = NULL;
     buf[0] = '\0';
     bool ok = append(buf, cap, "-DOP=%s", op_define(config->op));
-    ok = ok && append_type_flags(buf, cap, "IN", config->in);
-    ok = ok && append_type_flags(buf, cap, "ACC", config->acc);
-    if (config->in == CLFOLD_HALF)
-        ok = ok && append(buf, cap, " -DIN_HALF=1");
-    if (in->float_bits == 64 || acc->float_bits == 64)
+    ok = ok && append_accumulator_flags(buf, cap, &config->acc, &acc_name);
+    ok = ok && append_input_flags(buf, cap, config, acc_name);
+    if (config->in == CLFOLD_DOUBLE || config->acc.scalar == CLFOLD_DOUBLE)
         ok = ok && append(buf, cap, " -DNEEDS_FP64=1");
     if (config->block_size != 0)
         ok = ok && append(buf, cap, " -DBLOCK_SIZE=%zu", config->block_size);
     if (ctx->caps.warp_shuffle)
         ok = ok && append(buf, cap, " -DWARP_SHUFFLE=1");
     if (config->atomic)
-        ok = ok && append_atomic_flags(ctx, buf, cap, config->acc);
+        ok = ok && append_atomic_flags(ctx, buf, cap, config->acc.scalar);
     return ok;
 }
 

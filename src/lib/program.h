@@ -5,15 +5,18 @@
 #ifndef CLFOLD_PROGRAM_H
 #define CLFOLD_PROGRAM_H
 
+#include "namespace.h"
 #include <stdbool.h>
 
+#include "accumulator.h"
 #include "clfold.h"
 
 /* Everything that changes the text a kernel is compiled from. */
 struct build_config {
     const char *source;      /* a file of cl/: "ladder.cl" */
-    clfold_type in;          /* what the input buffer holds */
-    clfold_type acc;         /* accumulator and output type */
+    clfold_type in;          /* the caller's element type */
+    bool in_partials;        /* the input holds accumulator values of an earlier pass */
+    struct accumulator acc;  /* what the kernels accumulate in and write */
     clfold_op op;
     size_t block_size;       /* compile-time BLOCK_SIZE; 0 when the source reads it at run time */
     bool atomic;             /* the atomic baseline's extra flags */

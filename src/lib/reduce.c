@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accumulator.h"
 #include "plan.h"
 
 /* Enough passes for 2^64 values halved each pass, with room to spare. */
@@ -26,11 +27,11 @@ static void pass_log_release(struct pass_log *log)
     log->count = 0;
 }
 
-/* Checks type, operator and device support; gives the accumulator type. */
-static clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op,
-                                   clfold_type *acc)
+/* Checks type, operator and device support. */
+static clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op)
 {
-    clfold_status status = accumulator_type(type, op, acc);
+    clfold_type acc;
+    clfold_status status = accumulator_type(type, op, &acc);
     if (status == CLFOLD_ERROR_INVALID_TYPE)
         return fail(ctx, status, "unknown element type %d", (int)type);
     if (status == CLFOLD_ERROR_INVALID_OP)
@@ -38,7 +39,7 @@ static clfold_status check_request(clfold_context *ctx, clfold_type type, clfold
     if (status == CLFOLD_ERROR_OP_NOT_FOR_TYPE)
         return fail(ctx, status, "operator %s does not apply to %s values", clfold_op_name(op),
                     clfold_type_name(type));
-    if ((type == CLFOLD_DOUBLE || *acc == CLFOLD_DOUBLE) && !ctx->caps.has_fp64)
+    if ((type == CLFOLD_DOUBLE || acc == CLFOLD_DOUBLE) && !ctx->caps.has_fp64)
         return fail(ctx, CLFOLD_ERROR_NO_FP64, "device %s has no double precision (cl_khr_fp64)",
                     ctx->caps.name);
     return CLFOLD_SUCCESS;
@@ -89,7 +90,8 @@ static clfold_status launch(clfold_context *ctx, const struct plan *plan,
     cl_kernel kernel = NULL;
     cl_ulong offset_arg = offset, count_arg = count;
     size_t global = groups * plan->block;
-    size_t acc_size = type_info(config->acc)->size;
+    size_t acc_size = accumulator_size(&config->acc);
+    size_t in_size = config->in_partials ? acc_size : type_info(config->in)->size;
 
     if (log->count == MAX_PASSES)
         FAIL(CLFOLD_ERROR_UNSUPPORTED, "reduction needs more than %d passes", MAX_PASSES);
@@ -108,7 +110,7 @@ static clfold_status launch(clfold_context *ctx, const struct plan *plan,
     }
     CHECK_CL(err, "clEnqueueNDRangeKernel");
     log->count++;
-    log->bytes_read += (uint64_t)count * type_info(config->in)->size;
+    log->bytes_read += (uint64_t)count * in_size;
     log->bytes_written += (uint64_t)groups * acc_size;
 cleanup:
     return status;
@@ -116,16 +118,15 @@ cleanup:
 
 /*
  * The tree kernels: the first pass reads the caller's elements, every later
- * pass the partial values of the one before, until one value is left.
+ * pass the accumulator values of the one before, until one value is left.
  */
 static clfold_status run_tree(clfold_context *ctx, const struct plan *plan, cl_mem input,
-                              size_t offset, size_t count, clfold_type type, clfold_op op,
-                              clfold_type acc, void *result, struct pass_log *log)
+                              size_t offset, size_t count, const struct build_config *first,
+                              void *value, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    size_t acc_size = type_info(acc)->size;
-    struct build_config config = {plan->source, type, acc, op,
-                                  plan->block_is_constant ? plan->block : 0, false};
+    size_t acc_size = accumulator_size(&first->acc);
+    struct build_config config = *first;
     int out = 0;
 
     do {
@@ -135,10 +136,10 @@ static clfold_status run_tree(clfold_context *ctx, const struct plan *plan, cl_m
         input = ctx->scratch[out];
         offset = 0;
         count = groups;
-        config.in = acc;
+        config.in_partials = true;
         out ^= 1;
     } while (count > 1);
-    CHECK_CL(clEnqueueReadBuffer(ctx->queue, input, CL_TRUE, 0, acc_size, result, 0, NULL, NULL),
+    CHECK_CL(clEnqueueReadBuffer(ctx->queue, input, CL_TRUE, 0, acc_size, value, 0, NULL, NULL),
              "clEnqueueReadBuffer (result)");
 cleanup:
     return status;
@@ -183,11 +184,12 @@ static void narrow_result(clfold_type acc, const void *wide, void *result)
 }
 
 static clfold_status run_atomic(clfold_context *ctx, const struct plan *plan, cl_mem input,
-                                size_t offset, size_t count, clfold_type type, clfold_op op,
-                                clfold_type acc, void *result, struct pass_log *log)
+                                size_t offset, size_t count, const struct build_config *config,
+                                void *result, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    struct build_config config = {plan->source, type, acc, op, 0, true};
+    clfold_type acc = config->acc.scalar;
+    clfold_op op = config->op;
     unsigned char value[8];
     size_t value_size = 0;
 
@@ -199,7 +201,7 @@ static clfold_status run_atomic(clfold_context *ctx, const struct plan *plan, cl
     CHECK_CL(clEnqueueWriteBuffer(ctx->queue, ctx->scratch[0], CL_FALSE, 0, value_size, value, 0,
                                   NULL, NULL),
              "clEnqueueWriteBuffer (identity)");
-    CHECK(launch(ctx, plan, &config, input, offset, count, ctx->scratch[0],
+    CHECK(launch(ctx, plan, config, input, offset, count, ctx->scratch[0],
                  (count + plan->block - 1) / plan->block, log));
     log->bytes_written = type_info(acc)->size; /* one value, however many updates */
     CHECK_CL(clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, value_size, value, 0,
@@ -249,28 +251,47 @@ cleanup:
     return status;
 }
 
-/* Reduces a checked request and records what ran. */
-static clfold_status reduce(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
-                            clfold_type type, clfold_op op, clfold_type acc, void *result)
+/* A checked request: what to reduce, and how. */
+struct request {
+    clfold_type type;
+    clfold_op op;
+    struct plan plan;
+    struct build_config config;
+};
+
+static clfold_status make_request(clfold_context *ctx, clfold_type type, clfold_op op,
+                                  struct request *request)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct accumulator acc;
+    CHECK(plan_make(ctx, &request->plan));
+    CHECK(accumulator_choose(ctx, type, op, request->plan.kernel, &acc));
+    CHECK(plan_check_local_memory(ctx, &request->plan, accumulator_size(&acc)));
+    request->type = type;
+    request->op = op;
+    request->config = (struct build_config){
+        .source = request->plan.source, .in = type, .in_partials = false, .acc = acc, .op = op,
+        .block_size = request->plan.block_is_constant ? request->plan.block : 0,
+        .atomic = request->plan.kernel == CLFOLD_ATOMIC};
+cleanup:
+    return status;
+}
+
+/* Folds elements [offset, offset + count) of `buffer` into one accumulator value. */
+static clfold_status fold_buffer(clfold_context *ctx, const struct request *request, cl_mem buffer,
+                                 size_t offset, size_t count, void *value, clfold_run_info *info)
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct pass_log log = {.count = 0};
-    struct plan plan;
-
-    ctx->has_last_run = false;
-    if (count == 0) {
-        identity_value(acc, op, result);
-        return CLFOLD_SUCCESS;
-    }
-    CHECK(plan_make(ctx, acc, &plan));
-    if (plan.kernel == CLFOLD_ATOMIC)
-        CHECK(run_atomic(ctx, &plan, buffer, offset, count, type, op, acc, result, &log));
+    if (request->plan.kernel == CLFOLD_ATOMIC)
+        CHECK(run_atomic(ctx, &request->plan, buffer, offset, count, &request->config, value, &log));
     else
-        CHECK(run_tree(ctx, &plan, buffer, offset, count, type, op, acc, result, &log));
-    ctx->last_run = (clfold_run_info){plan.kernel, plan.block, log.count,
-                                      device_milliseconds(ctx, &log), log.bytes_read,
-                                      log.bytes_written};
-    ctx->has_last_run = true;
+        CHECK(run_tree(ctx, &request->plan, buffer, offset, count, &request->config, value, &log));
+    double ms = device_milliseconds(ctx, &log);
+    info->device_ms = ms < 0 || info->device_ms < 0 ? -1.0 : info->device_ms + ms;
+    info->passes += log.count;
+    info->bytes_read += log.bytes_read;
+    info->bytes_written += log.bytes_written;
 cleanup:
     if (status != CLFOLD_SUCCESS)
         clFinish(ctx->queue); /* nothing of ours may still be running */
@@ -278,51 +299,105 @@ cleanup:
     return status;
 }
 
+static clfold_run_info empty_run(const struct request *request)
+{
+    return (clfold_run_info){request->plan.kernel, request->plan.block, 0, 0.0, 0, 0};
+}
+
 clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
                                    clfold_type type, clfold_op op, void *result)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    clfold_type acc;
+    struct request request;
+    unsigned char value[ACCUMULATOR_MAX_BYTES];
+    clfold_run_info info;
+
     if (ctx == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     clear_error(ctx);
+    ctx->has_last_run = false;
     if (buffer == NULL || result == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "result");
-    CHECK(check_request(ctx, type, op, &acc));
+    CHECK(check_request(ctx, type, op));
     CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
-    CHECK(reduce(ctx, buffer, offset, count, type, op, acc, result));
+    CHECK(make_request(ctx, type, op, &request));
+    info = empty_run(&request);
+    if (count == 0)
+        accumulator_identity(&request.config.acc, op, value);
+    else
+        CHECK(fold_buffer(ctx, &request, buffer, offset, count, value, &info));
+    accumulator_finish(&request.config.acc, value, result);
+    ctx->last_run = info;
+    ctx->has_last_run = count != 0;
 cleanup:
     return status;
+}
+
+/* Folds one chunk of host memory: wrapped in place on a CPU, copied to a GPU. */
+static clfold_status fold_host_chunk(clfold_context *ctx, const struct request *request,
+                                     const void *data, size_t count, void *value,
+                                     clfold_run_info *info)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_mem_flags flags = CL_MEM_READ_ONLY |
+                         (ctx->caps.is_cpu ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR);
+    cl_int err;
+    cl_mem buffer = clCreateBuffer(ctx->cl, flags, count * type_info(request->type)->size,
+                                   (void *)data, &err);
+    CHECK_CL(err, "clCreateBuffer (input)");
+    CHECK(fold_buffer(ctx, request, buffer, 0, count, value, info));
+cleanup:
+    if (buffer != NULL)
+        clReleaseMemObject(buffer);
+    return status;
+}
+
+/*
+ * Elements per chunk: the device's largest buffer, or the developer's
+ * CLFOLD_MAX_CHUNK_BYTES (which tests use to exercise chunking on small
+ * arrays), whole elements.
+ */
+static size_t chunk_elements(const clfold_context *ctx, size_t element)
+{
+    size_t bytes = ctx->caps.max_alloc_size > SIZE_MAX ? SIZE_MAX : (size_t)ctx->caps.max_alloc_size;
+    if (ctx->max_chunk_bytes != 0 && ctx->max_chunk_bytes < bytes)
+        bytes = ctx->max_chunk_bytes;
+    return bytes / element > 0 ? bytes / element : 1;
 }
 
 clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t count,
                                  clfold_type type, clfold_op op, void *result)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    cl_mem buffer = NULL;
-    clfold_type acc;
-    cl_int err;
+    struct request request;
+    unsigned char total[ACCUMULATOR_MAX_BYTES], part[ACCUMULATOR_MAX_BYTES];
+    clfold_run_info info;
 
     if (ctx == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     clear_error(ctx);
+    ctx->has_last_run = false;
     if ((data == NULL && count != 0) || result == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", result == NULL ? "result" : "data");
-    CHECK(check_request(ctx, type, op, &acc));
-    size_t element = type_info(type)->size;
-    if (count > SIZE_MAX / element || count * element > ctx->caps.max_alloc_size)
-        FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu elements exceed the device's largest buffer (%llu bytes)",
-             count, (unsigned long long)ctx->caps.max_alloc_size);
-    if (count != 0) {
-        /* A CPU device reads host memory in place; a GPU gets a copy. */
-        cl_mem_flags flags = CL_MEM_READ_ONLY |
-                             (ctx->caps.is_cpu ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR);
-        buffer = clCreateBuffer(ctx->cl, flags, count * element, (void *)data, &err);
-        CHECK_CL(err, "clCreateBuffer (input)");
+    CHECK(check_request(ctx, type, op));
+    size_t element = type_info(type)->size, chunk = chunk_elements(ctx, element);
+    if (count > SIZE_MAX / element)
+        FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu elements of %zu bytes exceed the address space", count,
+             element);
+    CHECK(make_request(ctx, type, op, &request));
+    info = empty_run(&request);
+    accumulator_identity(&request.config.acc, op, total);
+    for (size_t done = 0; done < count; done += chunk) {
+        size_t n = count - done < chunk ? count - done : chunk;
+        /* The first chunk's value stands as it is: 0 + (-0) would lose a sign. */
+        CHECK(fold_host_chunk(ctx, &request, (const char *)data + done * element, n,
+                              done == 0 ? total : part, &info));
+        if (done != 0)
+            accumulator_fold(&request.config.acc, op, total, part);
     }
-    CHECK(reduce(ctx, buffer, 0, count, type, op, acc, result));
+    accumulator_finish(&request.config.acc, total, result);
+    ctx->last_run = info;
+    ctx->has_last_run = count != 0;
 cleanup:
-    if (buffer != NULL)
-        clReleaseMemObject(buffer);
     return status;
 }

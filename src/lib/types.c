@@ -36,6 +36,10 @@ static const char *const KERNEL_NAMES[] = {"auto", "k1", "k2", "k3", "k4",
 
 #define N_KERNELS (sizeof KERNEL_NAMES / sizeof KERNEL_NAMES[0])
 
+static const char *const ACCURACY_NAMES[] = {"default", "compensated", "fp64"};
+
+#define N_ACCURACIES (sizeof ACCURACY_NAMES / sizeof ACCURACY_NAMES[0])
+
 const struct type_info *type_info(clfold_type type)
 {
     if ((unsigned)type >= N_TYPES)
@@ -179,5 +183,19 @@ clfold_status clfold_kernel_from_name(const char *name, clfold_kernel *kernel)
     if (index < 0)
         return CLFOLD_ERROR_INVALID_KERNEL;
     *kernel = (clfold_kernel)index;
+    return CLFOLD_SUCCESS;
+}
+
+const char *clfold_accuracy_name(clfold_accuracy accuracy)
+{
+    return (unsigned)accuracy < N_ACCURACIES ? ACCURACY_NAMES[accuracy] : NULL;
+}
+
+clfold_status clfold_accuracy_from_name(const char *name, clfold_accuracy *accuracy)
+{
+    int index = find_name(name, ACCURACY_NAMES, N_ACCURACIES);
+    if (accuracy == NULL || index < 0)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    *accuracy = (clfold_accuracy)index;
     return CLFOLD_SUCCESS;
 }

@@ -205,21 +205,25 @@ clfold_status reference_sequential(const void *data, size_t n, clfold_type type,
     return CLFOLD_SUCCESS;
 }
 
-long double reference_tolerance(clfold_type type, clfold_op op, size_t n, long double exact,
-                                long double sum_abs, bool sequential)
+long double reference_tolerance(clfold_type type, clfold_op op, clfold_accuracy accuracy,
+                                size_t n, long double exact, long double sum_abs, bool sequential)
 {
     clfold_type result;
     if (clfold_result_type(type, op, &result) != CLFOLD_SUCCESS || !is_float_type(result) ||
         op == CLFOLD_MIN || op == CLFOLD_MAX)
         return 0;
     long double u = result == CLFOLD_DOUBLE ? ldexpl(1, -53) : ldexpl(1, -24);
+    long double levels = n > 1 ? ceill(log2l((long double)n)) : 0;
     if (op == CLFOLD_PROD)
         return ((long double)n + 1) * u * fabsl(exact);
     if (sequential)
         return ((long double)n + 1) * u * sum_abs;
-    long double depth = n > 1 ? ceill(log2l((long double)n)) : 0;
-    long double run = ceill((long double)n / 8192);
-    return (depth + run + 2) * u * sum_abs;
+    if (accuracy == CLFOLD_ACCURACY_COMPENSATED)
+        return 2 * u * fabsl(exact) +
+               ((levels + 2) * (levels + 2) + (long double)n / 8192) * u * u * sum_abs;
+    if (accuracy == CLFOLD_ACCURACY_FP64 && result == CLFOLD_FLOAT)
+        return u * fabsl(exact) + (levels + 4) * ldexpl(1, -53) * sum_abs;
+    return (levels + 4) * u * sum_abs;
 }
 
 static long double value_of(const reference_value *v, clfold_type type)
@@ -228,7 +232,8 @@ static long double value_of(const reference_value *v, clfold_type type)
 }
 
 bool reference_close(const reference_value *got, const reference_value *exact, clfold_type type,
-                     clfold_op op, size_t n, long double sum_abs, bool sequential)
+                     clfold_op op, clfold_accuracy accuracy, size_t n, long double sum_abs,
+                     bool sequential)
 {
     clfold_type result;
     if (clfold_result_type(type, op, &result) != CLFOLD_SUCCESS)
@@ -240,7 +245,7 @@ bool reference_close(const reference_value *got, const reference_value *exact, c
     long double g = value_of(got, result), e = value_of(exact, result);
     if (isnan(g) || isnan(e) || isinf(g) || isinf(e))
         return false; /* equal specials were caught above */
-    return fabsl(g - e) <= reference_tolerance(type, op, n, e, sum_abs, sequential);
+    return fabsl(g - e) <= reference_tolerance(type, op, accuracy, n, e, sum_abs, sequential);
 }
 
 bool reference_equal(const reference_value *a, const reference_value *b, clfold_type type)

@@ -50,22 +50,27 @@ long double reference_element(const void *data, size_t i, clfold_type type);
 float reference_half_to_float(uint16_t bits);
 
 /*
- * How far a float result may lie from the exact one (README, "Accuracy"):
- *   sums, tree kernels:  (ceil(log2 n) + ceil(n / 8192) + 2) * u * sum|x|
- *     K1-K6 are pairwise trees (depth log2 n); K7 and auto first fold a
- *     sequential run of at most n / 8192 values per work-item;
- *   sums, sequential order (host loop, atomic kernel): (n + 1) * u * sum|x|;
- *   products: (n + 1) * u * |exact| in any order;
- *   min, max: 0 (they are exact).
- * u is the unit roundoff of the result type: 2^-24 (float), 2^-53 (double).
- * Integer results are exact: 0.
+ * How far a float result may lie from the exact one (README, "Accuracy").
+ * u is the unit roundoff of the result type: 2^-24 (float), 2^-53 (double);
+ * S the exact sum, A = sum |x|, L = ceil(log2 n).
+ *   sums, default accuracy, tree kernels K1-K7:  (L + 4) u A
+ *     K1-K6 are pairwise trees of depth L; K7's sequential runs carry a
+ *     Neumaier compensation, which costs at most 2u of the run's sum
+ *   sums, compensated:  2u|S| + (L + 2)^2 u^2 A + (n / 8192) u^2 A
+ *     the carries hold every rounding error; they are summed with error
+ *     (L + 2) u per level of their own tree, plus K7's runs
+ *   sums, fp64 (float in double):  u|S| + (L + 4) 2^-53 A
+ *   sums in sequential order (host loop, atomic baseline):  (n + 1) u A
+ *   products, any order:  (n + 1) u |exact|
+ *   min, max and integers: exact, 0.
  */
-long double reference_tolerance(clfold_type type, clfold_op op, size_t n, long double exact,
-                                long double sum_abs, bool sequential);
+long double reference_tolerance(clfold_type type, clfold_op op, clfold_accuracy accuracy,
+                                size_t n, long double exact, long double sum_abs, bool sequential);
 
 /* Whether `got` lies within reference_tolerance() of `exact`. */
 bool reference_close(const reference_value *got, const reference_value *exact, clfold_type type,
-                     clfold_op op, size_t n, long double sum_abs, bool sequential);
+                     clfold_op op, clfold_accuracy accuracy, size_t n, long double sum_abs,
+                     bool sequential);
 
 /* Whether two results of `type` are the same value, bit for bit (NaN == NaN). */
 bool reference_equal(const reference_value *a, const reference_value *b, clfold_type type);

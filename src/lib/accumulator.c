@@ -1,0 +1,198 @@
+/*
+ * accumulator.c: the kernels' accumulator for a request, and the host's
+ * side of it: folding partial values across chunks with the kernels' own
+ * rules (wrapping integers, IEEE min/max, Neumaier pairs), and finishing.
+ */
+#include "accumulator.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+clfold_status accumulator_choose(clfold_context *ctx, clfold_type type, clfold_op op,
+                                 clfold_kernel kernel, struct accumulator *acc)
+{
+    clfold_type result;
+    clfold_status status = accumulator_type(type, op, &result);
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    *acc = (struct accumulator){result, result, false};
+    if (op != CLFOLD_SUM || type_info(result)->float_bits == 0 || kernel == CLFOLD_ATOMIC)
+        return CLFOLD_SUCCESS;
+    if (ctx->accuracy == CLFOLD_ACCURACY_COMPENSATED)
+        acc->compensated = true;
+    if (ctx->accuracy == CLFOLD_ACCURACY_FP64)
+        acc->scalar = CLFOLD_DOUBLE; /* a no-op for double itself */
+    return CLFOLD_SUCCESS;
+}
+
+size_t accumulator_size(const struct accumulator *acc)
+{
+    return type_info(acc->scalar)->size * (acc->compensated ? 2 : 1);
+}
+
+void accumulator_identity(const struct accumulator *acc, clfold_op op, void *out)
+{
+    memset(out, 0, accumulator_size(acc)); /* a pair's carry is 0 */
+    identity_value(acc->scalar, op, out);
+}
+
+/* ---- folding on the host --------------------------------------------------- */
+
+static uint64_t load_bits(const void *p, size_t size)
+{
+    uint8_t b8; uint16_t b16; uint32_t b32; uint64_t b64;
+    switch (size) {
+    case 1: memcpy(&b8, p, 1); return b8;
+    case 2: memcpy(&b16, p, 2); return b16;
+    case 4: memcpy(&b32, p, 4); return b32;
+    default: memcpy(&b64, p, 8); return b64;
+    }
+}
+
+static void store_bits(void *p, uint64_t bits, size_t size)
+{
+    uint8_t b8 = (uint8_t)bits; uint16_t b16 = (uint16_t)bits; uint32_t b32 = (uint32_t)bits;
+    switch (size) {
+    case 1: memcpy(p, &b8, 1); break;
+    case 2: memcpy(p, &b16, 2); break;
+    case 4: memcpy(p, &b32, 4); break;
+    default: memcpy(p, &bits, 8); break;
+    }
+}
+
+/* Sign-extends the low `size` bytes of `bits`. */
+static int64_t as_signed(uint64_t bits, size_t size)
+{
+    unsigned shift = 64 - 8 * (unsigned)size;
+    return (int64_t)(bits << shift) >> shift;
+}
+
+static void fold_integer(const struct type_info *info, clfold_op op, void *total, const void *part)
+{
+    uint64_t a = load_bits(total, info->size), b = load_bits(part, info->size), r;
+    bool less = info->is_signed ? as_signed(a, info->size) < as_signed(b, info->size) : a < b;
+    switch (op) {
+    case CLFOLD_SUM: r = a + b; break;
+    case CLFOLD_PROD: r = a * b; break;
+    case CLFOLD_MIN: r = less ? a : b; break;
+    case CLFOLD_MAX: r = less ? b : a; break;
+    case CLFOLD_AND: r = a & b; break;
+    case CLFOLD_OR: r = a | b; break;
+    default: r = a ^ b; break;
+    }
+    store_bits(total, r, info->size);
+}
+
+/* Loads a float or double accumulator value as a double. */
+static double load_float(const void *p, bool wide)
+{
+    float f;
+    double d;
+    if (wide) {
+        memcpy(&d, p, 8);
+        return d;
+    }
+    memcpy(&f, p, 4);
+    return f;
+}
+
+/*
+ * The kernels' float_min/float_max (defs.cl): a NaN operand gives NaN, and
+ * of two equal operands (they can differ only in the sign of zero) min keeps
+ * the or of their bits, -0, and max the and, +0.
+ */
+static void fold_min_max(bool wide, clfold_op op, void *total, const void *part)
+{
+    size_t size = wide ? 8 : 4;
+    double a = load_float(total, wide), b = load_float(part, wide);
+    uint64_t bits_a = load_bits(total, size), bits_b = load_bits(part, size);
+    if (isnan(a) || isnan(b))
+        store_bits(total, isnan(a) ? bits_a : bits_b, size);
+    else if (a != b)
+        store_bits(total, (op == CLFOLD_MIN) == (a < b) ? bits_a : bits_b, size);
+    else
+        store_bits(total, op == CLFOLD_MIN ? bits_a | bits_b : bits_a & bits_b, size);
+}
+
+/* Plain sums and products, in the precision of the accumulator. */
+static void fold_arithmetic(bool wide, clfold_op op, void *total, const void *part)
+{
+    if (wide) {
+        double a = load_float(total, true), b = load_float(part, true);
+        double r = op == CLFOLD_SUM ? a + b : a * b;
+        memcpy(total, &r, 8);
+    } else {
+        float a = (float)load_float(total, false), b = (float)load_float(part, false);
+        float r = op == CLFOLD_SUM ? a + b : a * b;
+        memcpy(total, &r, 4);
+    }
+}
+
+/* Neumaier's merge of (s1, c1) and (s2, c2), as combine() does in defs.cl. */
+#define NEUMAIER_MERGE(T, a, b)                                                     \
+    do {                                                                            \
+        T s = a[0] + b[0];                                                          \
+        T err = !isfinite(s)                ? 0                                     \
+              : fabs(a[0]) >= fabs(b[0])    ? (a[0] - s) + b[0]                     \
+                                            : (b[0] - s) + a[0];                    \
+        a[1] = a[1] + b[1] + err;                                                   \
+        a[0] = s;                                                                   \
+    } while (0)
+
+static void fold_pair(bool wide, void *total, const void *part)
+{
+    if (wide) {
+        double a[2], b[2];
+        memcpy(a, total, sizeof a);
+        memcpy(b, part, sizeof b);
+        NEUMAIER_MERGE(double, a, b);
+        memcpy(total, a, sizeof a);
+    } else {
+        float a[2], b[2];
+        memcpy(a, total, sizeof a);
+        memcpy(b, part, sizeof b);
+        NEUMAIER_MERGE(float, a, b);
+        memcpy(total, a, sizeof a);
+    }
+}
+
+void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, const void *part)
+{
+    const struct type_info *info = type_info(acc->scalar);
+    bool wide = acc->scalar == CLFOLD_DOUBLE;
+    if (info->float_bits == 0)
+        fold_integer(info, op, total, part);
+    else if (acc->compensated)
+        fold_pair(wide, total, part);
+    else if (op == CLFOLD_MIN || op == CLFOLD_MAX)
+        fold_min_max(wide, op, total, part);
+    else
+        fold_arithmetic(wide, op, total, part);
+}
+
+void accumulator_finish(const struct accumulator *acc, const void *value, void *result)
+{
+    double sum;
+    if (!acc->compensated && acc->scalar == acc->result) {
+        memcpy(result, value, accumulator_size(acc));
+        return;
+    }
+    if (acc->scalar == CLFOLD_DOUBLE) {
+        double pair[2] = {0, 0};
+        memcpy(pair, value, accumulator_size(acc));
+        sum = isfinite(pair[0]) ? pair[0] + pair[1] : pair[0];
+    } else {
+        float pair[2] = {0, 0};
+        memcpy(pair, value, accumulator_size(acc));
+        /* One rounding of the pair's exact sum (the double sum of two floats is exact). */
+        sum = isfinite(pair[0]) ? (double)pair[0] + (double)pair[1] : pair[0];
+    }
+    if (acc->result == CLFOLD_DOUBLE) {
+        memcpy(result, &sum, 8);
+    } else {
+        float narrow = (float)sum;
+        memcpy(result, &narrow, 4);
+    }
+}

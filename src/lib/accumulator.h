@@ -1,0 +1,44 @@
+/*
+ * accumulator.h: what a reduction's kernels accumulate in, which can differ
+ * from what the caller receives: a float sum in the compensated mode carries
+ * (sum, carry) pairs, in the fp64 mode a double. The host folds such values
+ * across chunks and turns the last one into the result.
+ */
+#ifndef CLFOLD_ACCUMULATOR_H
+#define CLFOLD_ACCUMULATOR_H
+
+#include "namespace.h"
+#include <stdbool.h>
+
+#include "clfold.h"
+
+struct accumulator {
+    clfold_type result;  /* what the caller receives */
+    clfold_type scalar;  /* the kernels' scalar: result, or double in the fp64 mode */
+    bool compensated;    /* values are (sum, carry) pairs of scalars */
+};
+
+/* The largest accumulator value: a pair of doubles. */
+#define ACCUMULATOR_MAX_BYTES 16
+
+struct clfold_context;
+
+/*
+ * The accumulator for `op` over `type` (already checked) by `kernel` under
+ * the context's accuracy. The atomic baseline always accumulates plainly.
+ */
+clfold_status accumulator_choose(struct clfold_context *ctx, clfold_type type, clfold_op op,
+                                 clfold_kernel kernel, struct accumulator *acc);
+
+size_t accumulator_size(const struct accumulator *acc);
+
+/* The identity of `op` as an accumulator value. */
+void accumulator_identity(const struct accumulator *acc, clfold_op op, void *out);
+
+/* total = total (op) part, on the host, exactly as the kernels' combine(). */
+void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, const void *part);
+
+/* Turns an accumulator value into the caller's result. */
+void accumulator_finish(const struct accumulator *acc, const void *value, void *result);
+
+#endif /* CLFOLD_ACCUMULATOR_H */
