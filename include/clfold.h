@@ -207,10 +207,11 @@ CLFOLD_API clfold_status clfold_kernel_from_name(const char *name, clfold_kernel
 
 /* What the last successful reduction on a context did on the device. */
 typedef struct {
-    clfold_kernel kernel;    /* the kernel that ran (AUTO resolved) */
+    clfold_kernel kernel;    /* the kernel that ran: AUTO for the device-shaped paths */
+    const char *path;        /* "ladder" (K1..K7, atomic), or auto's shape: "cpu", "gpu" */
     size_t block_size;       /* its work-group size */
     unsigned passes;         /* kernel launches */
-    double device_ms;        /* sum of the launches' device times; < 0 without profiling */
+    double device_ms;        /* first launch's start to last launch's end; < 0 without profiling */
     uint64_t bytes_read;     /* global memory the kernels read */
     uint64_t bytes_written;  /* global memory the kernels wrote */
 } clfold_run_info;

@@ -57,7 +57,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["devices"]
 
 # --- ladder ---------------------------------------------------------------------
 expect_status 0 "$clfold" ladder -n 5003 -b 64
-[ "$(grep -Ec '^(host|atomic|k[1-7]) .* yes$' "$work/out")" -eq 9 ] || fail "ladder table lacks 9 correct rows: $(cat "$work/out")"
+[ "$(grep -Ec '^(host|atomic|k[1-7]|auto) .* yes$' "$work/out")" -eq 10 ] || fail "ladder table lacks 10 correct rows: $(cat "$work/out")"
 expect_status 0 "$clfold" ladder -n 2^12 -t float -o max --format json
 python3 - "$work/out" <<'PY' || fail "ladder --format json is not the documented JSON"
 import json, sys
@@ -65,13 +65,13 @@ d = json.load(open(sys.argv[1]))
 assert d["n"] == 4096 and d["type"] == "float" and d["op"] == "max" and d["block"] == 128
 assert {"name", "vendor", "driver"} <= set(d["device"])
 kernels = [r["kernel"] for r in d["results"]]
-assert kernels == ["host", "atomic", "k1", "k2", "k3", "k4", "k5", "k6", "k7"], kernels
+assert kernels == ["host", "atomic", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "auto"], kernels
 for r in d["results"]:
     assert r["correct"] is True and r["ms"] > 0 and r["gbps"] > 0, r
     assert {"step_speedup", "cumulative_speedup"} <= set(r)
 PY
 expect_status 0 "$clfold" ladder -n 1000 -t uint32 -o xor --format csv
-[ "$(wc -l <"$work/out")" -eq 10 ] || fail "ladder csv: expected header + 9 rows"
+[ "$(wc -l <"$work/out")" -eq 11 ] || fail "ladder csv: expected header + 10 rows"
 head -1 "$work/out" | grep -q '^format_version,device,driver,n,type,op,block,kernel' || fail "ladder csv header"
 
 # --- reduce: generated files of every type, every operator --------------------------
@@ -115,6 +115,40 @@ expect_reduce "$data/numpy_float64_scalar.npy" sum
 out=$("$clfold" reduce -v -k k5 -b 64 "$work/int32.npy" 2>"$work/err")
 grep -q 'kernel k5, block 64' "$work/err" && grep -q 'build options: -DOP=OP_SUM' "$work/err" || fail "reduce -v: $(cat "$work/err")"
 [ "$out" = "$("$tool" expect "$work/int32.npy" sum)" ] || fail "reduce -v changed stdout"
+
+# --- bench ---------------------------------------------------------------------
+expect_status 0 "$clfold" bench --sizes 1000,4097 -t float,int8 -o sum,max -k auto,k3 --format json
+python3 - "$work/out" <<'PY' || fail "bench --format json is not the documented JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format_version"] == 1 and {"name", "vendor", "driver"} <= set(d["device"])
+rows = d["results"]
+assert len(rows) == 2 * 2 * 2 * 2, len(rows)  # sizes x types x ops x kernels
+for r in rows:
+    assert r["correct"] is True and r["best_ms"] > 0 and r["median_ms"] >= r["best_ms"], r
+    assert r["e2e_ms"] > 0 and r["gbps"] > 0 and r["read_gbps"] >= 0, r
+assert {r["kernel"] for r in rows} == {"auto", "k3"}
+PY
+expect_status 0 "$clfold" bench --sizes 2^10:2^12 -t int32
+[ "$(grep -Ec '^int32 +sum +[0-9]+ .* yes' "$work/out")" -eq 3 ] || fail "bench 2^10:2^12 lacks 3 rows: $(cat "$work/out")"
+# A peer: any program printing the bench's JSON lines; its rows and ratio appear.
+cat >"$work/peer.sh" <<'SH'
+#!/bin/sh
+shift
+for n in "$@"; do echo "{\"peer\": \"fake\", \"type\": \"float\", \"n\": $n, \"best_ms\": 1.5, \"median_ms\": 2.0}"; done
+SH
+chmod +x "$work/peer.sh"
+expect_status 0 "$clfold" bench --sizes 1000 --peer "$work/peer.sh"
+grep -q 'fake 1.5000 ms' "$work/out" || fail "bench --peer: the peer's row is missing: $(cat "$work/out")"
+if command -v gnuplot >/dev/null 2>&1; then
+    expect_status 0 "$clfold" bench --sizes 1000,2000 --plot "$work/plot.png"
+    [ "$(head -c 4 "$work/plot.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "bench --plot wrote no PNG"
+fi
+expect_usage_error "$clfold" bench --sizes 12abc
+expect_usage_error "$clfold" bench --sizes 2^20:2^10
+expect_usage_error "$clfold" bench -t complex
+expect_usage_error "$clfold" bench -t float -o xor
+expect_usage_error "$clfold" bench -k k9
 
 # --- bad usage and bad input: exit 2, one line on stderr ------------------------------
 expect_usage_error "$clfold"

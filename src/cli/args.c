@@ -5,6 +5,8 @@
  *   clfold ladder  [-d SEL] [-n N] [-t TYPE] [-o OP] [-b BLOCK] [--accuracy A]
  *                  [--format table|csv|json] [-v]
  *   clfold reduce  [-d SEL] [-o OP] [-k KERNEL] [-b BLOCK] [--accuracy A] [-v] FILE
+ *   clfold bench   [-d SEL] [--sizes LIST] [-t TYPES] [-o OPS] [-k KERNELS] [--accuracy A]
+ *                  [--peer CMD]... [--format table|csv|json] [--plot FILE.png] [-v]
  * Options take their value as the next word or after '=' (--format=json).
  */
 #include "args.h"
@@ -18,7 +20,8 @@
 
 /* Which options each command takes. */
 enum { OPT_DEVICE = 1, OPT_N = 2, OPT_TYPE = 4, OPT_OP = 8, OPT_KERNEL = 16, OPT_BLOCK = 32,
-       OPT_FORMAT = 64, OPT_VERBOSE = 128, OPT_ACCURACY = 256 };
+       OPT_FORMAT = 64, OPT_VERBOSE = 128, OPT_ACCURACY = 256, OPT_SIZES = 512,
+       OPT_PEER = 1024, OPT_PLOT = 2048 };
 
 struct option_spec {
     const char *short_name; /* "-d" */
@@ -32,7 +35,8 @@ static const struct option_spec OPTIONS[] = {
     {"-t", "--type", OPT_TYPE, true},      {"-o", "--op", OPT_OP, true},
     {"-k", "--kernel", OPT_KERNEL, true},  {"-b", "--block", OPT_BLOCK, true},
     {NULL, "--format", OPT_FORMAT, true},  {"-v", "--verbose", OPT_VERBOSE, false},
-    {NULL, "--accuracy", OPT_ACCURACY, true},
+    {NULL, "--accuracy", OPT_ACCURACY, true}, {NULL, "--sizes", OPT_SIZES, true},
+    {NULL, "--peer", OPT_PEER, true},         {NULL, "--plot", OPT_PLOT, true},
 };
 
 static const struct {
@@ -44,14 +48,25 @@ static const struct {
     {"ladder", CMD_LADDER,
      OPT_DEVICE | OPT_N | OPT_TYPE | OPT_OP | OPT_BLOCK | OPT_FORMAT | OPT_VERBOSE | OPT_ACCURACY},
     {"reduce", CMD_REDUCE, OPT_DEVICE | OPT_OP | OPT_KERNEL | OPT_BLOCK | OPT_VERBOSE | OPT_ACCURACY},
+    {"bench", CMD_BENCH,
+     OPT_DEVICE | OPT_TYPE | OPT_OP | OPT_KERNEL | OPT_FORMAT | OPT_VERBOSE | OPT_ACCURACY |
+         OPT_SIZES | OPT_PEER | OPT_PLOT},
 };
 
+/*
+ * Writes the reason into err; returns -1. The reason quotes the user's words,
+ * which may hold any byte: control characters become '?', so that it stays
+ * one line (found by tests/fuzz/fuzz_args.c: "--\nkernel").
+ */
 static int usage_error(char *err, size_t cap, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
     vsnprintf(err, cap, format, args);
     va_end(args);
+    for (char *c = err; cap > 0 && *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return -1;
 }
 
@@ -99,10 +114,35 @@ static int parse_format(const char *text, enum cli_format *format, char *err, si
     return 0;
 }
 
+/* bench takes lists where the other commands take one name: kept as text. */
+static int apply_bench_option(unsigned flag, const char *value, struct cli_args *args, char *err,
+                              size_t cap)
+{
+    switch (flag) {
+    case OPT_SIZES: args->sizes = value; return 0;
+    case OPT_TYPE: args->types = value; return 0;
+    case OPT_OP: args->ops = value; return 0;
+    case OPT_KERNEL: args->kernels = value; return 0;
+    case OPT_PLOT: args->plot = value; return 0;
+    case OPT_PEER:
+        if (args->n_peers == (int)(sizeof args->peers / sizeof args->peers[0]))
+            return usage_error(err, cap, "at most %zu --peer options",
+                               sizeof args->peers / sizeof args->peers[0]);
+        args->peers[args->n_peers++] = value;
+        return 0;
+    default: return 1; /* not a bench list: the common handling applies */
+    }
+}
+
 /* Stores the value of one option. */
 static int apply_option(unsigned flag, const char *value, struct cli_args *args, char *err,
                         size_t cap)
 {
+    if (args->command == CMD_BENCH) {
+        int handled = apply_bench_option(flag, value, args, err, cap);
+        if (handled <= 0)
+            return handled;
+    }
     switch (flag) {
     case OPT_DEVICE: args->device = value; return 0;
     case OPT_N:
@@ -182,7 +222,7 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
     set_defaults(args);
     err[0] = '\0';
     if (argc < 2)
-        return usage_error(err, cap, "no command given (devices, ladder, reduce; see --help)");
+        return usage_error(err, cap, "no command given (devices, ladder, reduce, bench; see --help)");
     for (size_t c = 0; c < sizeof COMMANDS / sizeof COMMANDS[0]; c++) {
         if (strcmp(argv[1], COMMANDS[c].name) == 0) {
             args->command = COMMANDS[c].command;
@@ -194,7 +234,7 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
         args->version = strcmp(argv[1], "--version") == 0;
         if (args->help || args->version)
             return 0;
-        return usage_error(err, cap, "unknown command \"%s\" (devices, ladder, reduce)", argv[1]);
+        return usage_error(err, cap, "unknown command \"%s\" (devices, ladder, reduce, bench)", argv[1]);
     }
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -210,5 +250,7 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
     }
     if (args->command == CMD_REDUCE && args->file == NULL && !args->help)
         return usage_error(err, cap, "reduce needs a .npy FILE");
+    if (args->command == CMD_DEVICES && args->format == FORMAT_CSV)
+        return usage_error(err, cap, "devices --format takes table or json, not \"csv\"");
     return 0;
 }

@@ -10,7 +10,7 @@
 
 #include "clfold.h"
 
-enum cli_command { CMD_NONE, CMD_DEVICES, CMD_LADDER, CMD_REDUCE };
+enum cli_command { CMD_NONE, CMD_DEVICES, CMD_LADDER, CMD_REDUCE, CMD_BENCH };
 enum cli_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
 
 struct cli_args {
@@ -27,6 +27,14 @@ struct cli_args {
     clfold_accuracy accuracy; /* --accuracy */
     enum cli_format format;  /* --format */
     const char *file;        /* reduce's operand */
+    /* bench: comma-separated lists, checked by the command */
+    const char *sizes;       /* --sizes, e.g. "2^10:2^28" or "1000,2^20" */
+    const char *types;       /* -t */
+    const char *ops;         /* -o */
+    const char *kernels;     /* -k */
+    const char *peers[8];    /* --peer CMD, repeatable */
+    int n_peers;
+    const char *plot;        /* --plot FILE.png */
 };
 
 /*

@@ -12,6 +12,7 @@ enum { EXIT_OK = 0, EXIT_CHECK_FAILED = 1, EXIT_BAD_INPUT = 2 };
 int command_devices(const struct cli_args *args);
 int command_ladder(const struct cli_args *args);
 int command_reduce(const struct cli_args *args);
+int command_bench(const struct cli_args *args);
 
 /* Prints "clfold: <message>" as one line on stderr. */
 void cli_error(const char *format, ...)

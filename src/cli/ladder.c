@@ -46,6 +46,7 @@ static const struct {
     {CLFOLD_K5, "unroll last warp"},
     {CLFOLD_K6, "complete unroll"},
     {CLFOLD_K7, "multiple elements per thread"},
+    {CLFOLD_AUTO, "auto: clfold's path for this device"},
 };
 
 #define N_STEPS (sizeof STEPS / sizeof STEPS[0])
@@ -160,7 +161,7 @@ static clfold_status measure_kernel(clfold_context *ctx, cl_mem buffer, const st
 
 static void fill_speedups(struct row *rows, size_t count)
 {
-    const struct row *k1 = NULL;
+    struct row *k1 = NULL;
     for (size_t i = 0; i < count; i++)
         if (strcmp(rows[i].kernel, "k1") == 0 && strcmp(rows[i].status, "ok") == 0)
             k1 = &rows[i];
@@ -169,10 +170,9 @@ static void fill_speedups(struct row *rows, size_t count)
         bool ran = strcmp(row->status, "ok") == 0 && row->best_ms > 0;
         bool previous_ran = i > 0 && strcmp(rows[i - 1].status, "ok") == 0;
         row->cumulative = ran && k1 != NULL ? k1->best_ms / row->best_ms : 0;
-        row->step_speedup = ran && row->kernel[0] == 'k' && strcmp(row->kernel, "k1") != 0 &&
-                                    previous_ran
-                                ? rows[i - 1].best_ms / row->best_ms
-                                : 0;
+        /* Steps run from K1 on: K2 over K1, ..., auto over K7. */
+        bool after_k1 = k1 != NULL && row > k1;
+        row->step_speedup = ran && after_k1 && previous_ran ? rows[i - 1].best_ms / row->best_ms : 0;
     }
 }
 

@@ -17,6 +17,7 @@ static const char USAGE[] =
     "  devices   list every OpenCL platform and device\n"
     "  ladder    run Harris's reduction ladder K1..K7 and print his table\n"
     "  reduce    reduce a NumPy .npy file and print the result\n"
+    "  bench     sweep sizes, types and kernels; compare with peers; plot\n"
     "\n"
     "clfold COMMAND --help describes a command; clfold --version prints the version.\n"
     "Devices: -d P:D (as `clfold devices` numbers them) or a case-insensitive part of\n"
@@ -63,6 +64,25 @@ static const char USAGE_REDUCE[] =
     "  --accuracy A  float sums: default, compensated or fp64 (see README)\n"
     "  -v          say what ran, on stderr\n";
 
+static const char USAGE_BENCH[] =
+    "usage: clfold bench [-d SEL] [--sizes LIST] [-t TYPES] [-o OPS] [-k KERNELS]\n"
+    "                    [--accuracy A] [--peer CMD]... [--format table|csv|json]\n"
+    "                    [--plot FILE.png] [-v]\n"
+    "\n"
+    "For every size, type, operator and kernel: device time of one reduction (best\n"
+    "and median), end-to-end time of one call, GB/s of input, and the percentage of\n"
+    "what a plain streaming-read kernel reads in the same run. Results are checked\n"
+    "(exit status 1 if wrong).\n"
+    "\n"
+    "  --sizes LIST  LOW:HIGH, every power of two between (default 2^10:2^28),\n"
+    "                or a comma list of counts\n"
+    "  -t TYPES      comma list (default float)\n"
+    "  -o OPS        comma list (default sum)\n"
+    "  -k KERNELS    comma list of auto, k1..k7, atomic (default auto)\n"
+    "  --peer CMD    also run CMD TYPE N... (see bench/peers/), which prints one JSON\n"
+    "                object per size; its time and the ratio to clfold are shown\n"
+    "  --plot FILE   draw GB/s against size as a PNG with gnuplot\n";
+
 void cli_error(const char *format, ...)
 {
     va_list args;
@@ -96,11 +116,18 @@ int open_context(const struct cli_args *args, clfold_context **ctx)
 {
     clfold_status status = clfold_create(ctx, args->device);
     if (status == CLFOLD_ERROR_DEVICE_NOT_FOUND && args->device != NULL) {
-        cli_error("no OpenCL device matches \"%s\" (see clfold devices)", args->device);
+        char shown[128];
+        size_t n = 0;
+        for (; args->device[n] != '\0' && n + 1 < sizeof shown; n++) /* one line, whatever -d says */
+            shown[n] = (unsigned char)args->device[n] < 0x20 || args->device[n] == 0x7f
+                           ? '?' : args->device[n];
+        shown[n] = '\0';
+        cli_error("no OpenCL device matches \"%s\" (see clfold devices)", shown);
         return EXIT_BAD_INPUT;
     }
     if (status == CLFOLD_ERROR_DEVICE_NOT_FOUND) {
-        cli_error("no OpenCL device found (is an OpenCL driver such as POCL installed?)");
+        cli_error("no OpenCL device found (is an OpenCL driver such as POCL installed, and can it "
+                  "start? POCL needs a writable cache: $POCL_CACHE_DIR or ~/.cache/pocl)");
         return EXIT_BAD_INPUT;
     }
     if (status != CLFOLD_SUCCESS)
@@ -114,7 +141,7 @@ int main(int argc, char **argv)
     char err[512];
     static const char *const HELP[] = {
         [CMD_NONE] = USAGE, [CMD_DEVICES] = USAGE_DEVICES,
-        [CMD_LADDER] = USAGE_LADDER, [CMD_REDUCE] = USAGE_REDUCE,
+        [CMD_LADDER] = USAGE_LADDER, [CMD_REDUCE] = USAGE_REDUCE, [CMD_BENCH] = USAGE_BENCH,
     };
 
     if (cli_parse(argc, argv, &args, err, sizeof err) != 0) {
@@ -132,6 +159,7 @@ int main(int argc, char **argv)
     switch (args.command) {
     case CMD_DEVICES: return command_devices(&args);
     case CMD_LADDER: return command_ladder(&args);
+    case CMD_BENCH: return command_bench(&args);
     default: return command_reduce(&args);
     }
 }

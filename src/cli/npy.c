@@ -59,6 +59,10 @@ static int fail(const struct report *report, const char *format, ...)
         vsnprintf(report->err + used, report->cap - (size_t)used, format, args);
         va_end(args);
     }
+    /* The name is a path, which may hold any byte: the reason stays one line. */
+    for (char *c = report->err; *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return -1;
 }
 

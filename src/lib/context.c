@@ -59,24 +59,32 @@ clfold_status clfold_create_with_queue(clfold_context **out, cl_command_queue qu
 {
     clfold_status status = CLFOLD_SUCCESS;
     clfold_context *ctx = NULL;
+    cl_context cl = NULL;
+    cl_command_queue_properties properties = 0;
 
     if (out == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     CHECK(context_alloc(&ctx));
     if (queue == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "queue is NULL");
-    CHECK_CL(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl, &ctx->cl, NULL),
+    CHECK_CL(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL),
              "CL_QUEUE_CONTEXT");
     CHECK_CL(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->device, &ctx->device, NULL),
              "CL_QUEUE_DEVICE");
-    CHECK_CL(clRetainContext(ctx->cl), "clRetainContext");
+    /* Each pass reads what the one before wrote: commands must run in order. */
+    CHECK_CL(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, NULL),
+             "CL_QUEUE_PROPERTIES");
+    if (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the queue runs commands out of order; clfold needs an "
+                                            "in-order queue");
+    /* ctx->cl and ctx->queue hold only what is retained: clfold_destroy releases them. */
+    CHECK_CL(clRetainContext(cl), "clRetainContext");
+    ctx->cl = cl;
     CHECK_CL(clRetainCommandQueue(queue), "clRetainCommandQueue");
     ctx->queue = queue;
     CHECK(device_read_caps(ctx));
 cleanup:
     if (status != CLFOLD_SUCCESS) {
-        if (ctx != NULL && ctx->queue == NULL)
-            ctx->cl = NULL; /* not retained yet */
         clfold_destroy(ctx);
         ctx = NULL;
     }
@@ -94,6 +102,8 @@ void clfold_destroy(clfold_context *ctx)
     for (int i = 0; i < 2; i++)
         if (ctx->scratch[i] != NULL)
             clReleaseMemObject(ctx->scratch[i]);
+    if (ctx->tickets != NULL)
+        clReleaseMemObject(ctx->tickets);
     if (ctx->queue != NULL)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl != NULL)

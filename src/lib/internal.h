@@ -31,6 +31,7 @@ struct device_caps {
     size_t max_work_group_size;
     cl_ulong local_mem_size;
     cl_ulong max_alloc_size;
+    cl_uint base_align_bytes;    /* every buffer starts on such a boundary */
 };
 
 struct clfold_context {
@@ -46,6 +47,7 @@ struct clfold_context {
 
     struct program_cache programs;
     cl_mem scratch[2];           /* ping-pong partial results, grown on demand */
+    cl_mem tickets;              /* the one-launch GPU path's counter, kept at 0 */
     size_t scratch_bytes[2];
 
     clfold_run_info last_run;

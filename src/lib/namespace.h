@@ -34,6 +34,7 @@
 /* plan.c */
 #define plan_check_block clfold_internal_plan_check_block
 #define plan_check_local_memory clfold_internal_plan_check_local_memory
+#define plan_cpu_launch clfold_internal_plan_cpu_launch
 #define plan_groups clfold_internal_plan_groups
 #define plan_make clfold_internal_plan_make
 

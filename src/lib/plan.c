@@ -8,6 +8,10 @@
  */
 #include "plan.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #define DEFAULT_BLOCK 256
 
 static const char *const ENTRIES[] = {
@@ -15,6 +19,8 @@ static const char *const ENTRIES[] = {
     [CLFOLD_K4] = "reduce_k4", [CLFOLD_K5] = "reduce_k5", [CLFOLD_K6] = "reduce_k6",
     [CLFOLD_K7] = "reduce_k7", [CLFOLD_ATOMIC] = "reduce_atomic",
 };
+
+static size_t divide_up(size_t a, size_t b) { return a / b + (a % b != 0); }
 
 static bool is_power_of_two(size_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
@@ -43,10 +49,69 @@ static size_t k7_groups(const clfold_context *ctx, size_t block)
     return fill > floor ? fill : floor;
 }
 
+/*
+ * The auto path on a CPU device: one contiguous chunk per work-item
+ * (cl/cpu.cl); on any other device, the GPU shape (cl/gpu.cl).
+ */
+static bool auto_cpu_shape(const clfold_context *ctx)
+{
+    /* CLFOLD_AUTO_SHAPE=cpu|gpu forces a shape: how CI tests both on one device. */
+    const char *forced = getenv("CLFOLD_AUTO_SHAPE");
+    bool cpu = ctx->caps.is_cpu;
+    if (forced != NULL && strcmp(forced, "cpu") == 0)
+        cpu = true;
+    if (forced != NULL && strcmp(forced, "gpu") == 0)
+        cpu = false;
+    return ctx->kernel == CLFOLD_AUTO && cpu;
+}
+
+/*
+ * The GPU shape: by default 512 work-items a group and four groups a
+ * compute unit (2048 threads fill a Hopper SM), four 16-byte loads in
+ * flight each; arrays of at most 256 KiB in one launch of one group, since
+ * a second launch costs more than one compute unit takes to read them.
+ * CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB overrides these,
+ * a developer's knob for tuning on new hardware.
+ */
+static clfold_status plan_gpu(clfold_context *ctx, size_t block, struct plan *plan)
+{
+    unsigned tune_block = 512, per_unit = 4, unroll = 4, single_kib = 256;
+    const char *tune = getenv("CLFOLD_GPU_SHAPE");
+    if (tune != NULL)
+        sscanf(tune, "%u:%u:%u:%u", &tune_block, &per_unit, &unroll, &single_kib);
+    size_t gpu_block = block != 0 ? block : tune_block;
+    while (gpu_block > ctx->caps.max_work_group_size)
+        gpu_block /= 2;
+    *plan = (struct plan){.kernel = CLFOLD_AUTO, .block = gpu_block, .source = "gpu.cl",
+                          .entry = "reduce_gpu", .block_is_constant = true,
+                          .max_groups = (size_t)ctx->caps.compute_units * (per_unit ? per_unit : 1),
+                          .gpu_shape = true, .unroll = unroll ? unroll : 1,
+                          .single_launch_bytes = (size_t)single_kib * 1024, .path = "gpu"};
+    /*
+     * Where the kernel can fence with PTX, one launch does it all: a second
+     * launch costs several microseconds, which at 2^17..2^23 elements is
+     * most of the time. CLFOLD_GPU_ONE_LAUNCH=0 keeps two, for comparison.
+     */
+    const char *once = getenv("CLFOLD_GPU_ONE_LAUNCH");
+    plan->gpu_once = ctx->caps.inline_ptx && !(once != NULL && strcmp(once, "0") == 0);
+    if (plan->gpu_once)
+        plan->entry = "reduce_gpu_once";
+    return plan_check_block(ctx, gpu_block);
+}
+
 clfold_status plan_make(clfold_context *ctx, struct plan *plan)
 {
     clfold_kernel kernel = ctx->kernel == CLFOLD_AUTO ? CLFOLD_K7 : ctx->kernel;
     size_t block = ctx->block_size;
+
+    memset(plan, 0, sizeof *plan);
+    if (auto_cpu_shape(ctx)) {
+        *plan = (struct plan){.kernel = CLFOLD_AUTO, .block = 1, .source = "cpu.cl",
+                              .entry = "reduce_cpu", .cpu_shape = true, .path = "cpu"};
+        return CLFOLD_SUCCESS;
+    }
+    if (ctx->kernel == CLFOLD_AUTO)
+        return plan_gpu(ctx, block, plan);
 
     if (block == 0)
         block = ctx->caps.max_work_group_size < DEFAULT_BLOCK ? ctx->caps.max_work_group_size
@@ -67,6 +132,7 @@ clfold_status plan_make(clfold_context *ctx, struct plan *plan)
     plan->block_is_constant = kernel == CLFOLD_K6 || kernel == CLFOLD_K7;
     plan->local_arg = kernel >= CLFOLD_K1 && kernel <= CLFOLD_K5;
     plan->max_groups = kernel == CLFOLD_K7 ? k7_groups(ctx, block) : 0;
+    plan->path = "ladder";
     return plan_check_block(ctx, block);
 }
 
@@ -80,15 +146,38 @@ clfold_status plan_check_local_memory(clfold_context *ctx, const struct plan *pl
     return CLFOLD_SUCCESS;
 }
 
-static size_t divide_up(size_t a, size_t b) { return a / b + (a % b != 0); }
-
-size_t plan_groups(const struct plan *plan, size_t count)
+size_t plan_groups(const struct plan *plan, size_t count, unsigned vec)
 {
     size_t slice = plan->block;
+    if (plan->gpu_shape)
+        slice = plan->block * plan->unroll * vec;
     if (plan->kernel >= CLFOLD_K4 && plan->kernel <= CLFOLD_K7)
         slice = 2 * plan->block;
     size_t groups = divide_up(count, slice);
     if (plan->max_groups != 0 && groups > plan->max_groups)
         groups = plan->max_groups;
     return groups;
+}
+
+/*
+ * Vectors of 64 bytes (one AVX-512 register, two AVX2 ones), at most 16
+ * lanes; four accumulators, so that four additions are in flight. Enough
+ * work-items to keep every compute unit busy four times over, none with fewer
+ * than 64 Ki values, so that a chunk streams well past the cost of a launch.
+ */
+struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_t acc_size)
+{
+    struct cpu_launch launch = {.vec = 16, .accs = 4};
+    size_t scalar = acc_size;
+    if (ctx->accuracy == CLFOLD_ACCURACY_COMPENSATED && acc_size >= 8)
+        scalar = acc_size / 2; /* a pair's lanes hold its scalars */
+    while (launch.vec > 2 && launch.vec * scalar > 64)
+        launch.vec /= 2;
+    size_t lanes = (size_t)launch.vec * launch.accs;
+    size_t most = 4 * (size_t)ctx->caps.compute_units;
+    size_t wanted = divide_up(count, (size_t)64 * 1024);
+    launch.work_items = wanted < 1 ? 1 : wanted > most ? most : wanted;
+    launch.chunk = divide_up(divide_up(count, launch.work_items), lanes) * lanes;
+    launch.work_items = divide_up(count, launch.chunk);
+    return launch;
 }

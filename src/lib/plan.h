@@ -16,7 +16,24 @@ struct plan {
     bool block_is_constant;  /* BLOCK_SIZE is compiled in (K6, K7) */
     bool local_arg;          /* the local array is a kernel argument (K1-K5) */
     size_t max_groups;       /* K7's fixed grid; 0 = one group per slice */
+    bool cpu_shape;          /* auto on a CPU: contiguous chunks, see cl/cpu.cl */
+    bool gpu_shape;          /* auto on a GPU: vector loads in flight, see cl/gpu.cl */
+    unsigned unroll;         /* the GPU shape's loads in flight per work-item */
+    size_t single_launch_bytes; /* the GPU shape folds arrays this small in one group */
+    bool gpu_once;           /* NVIDIA: one launch, the last group folds the partials */
+    const char *path;        /* what clfold_run_info calls it: "ladder", "cpu" */
 };
+
+/* The CPU shape's launch: work-items, each folding `chunk` elements. */
+struct cpu_launch {
+    unsigned vec;            /* lanes per accumulator vector */
+    unsigned accs;           /* accumulators per work-item */
+    size_t work_items;
+    size_t chunk;
+};
+
+/* How the CPU shape splits `count` values with accumulators of `acc_size` bytes. */
+struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_t acc_size);
 
 /* Resolves the context's kernel and block size. */
 clfold_status plan_make(clfold_context *ctx, struct plan *plan);
@@ -24,8 +41,10 @@ clfold_status plan_make(clfold_context *ctx, struct plan *plan);
 /* Whether a work-group's local array of `acc_size`-byte values fits the device. */
 clfold_status plan_check_local_memory(clfold_context *ctx, const struct plan *plan, size_t acc_size);
 
-/* Work-groups a pass over `count` values launches. */
-size_t plan_groups(const struct plan *plan, size_t count);
+/* Work-groups a pass over `count` values launches (`vec` values per load for the GPU shape). */
+size_t plan_groups(const struct plan *plan, size_t count, unsigned vec);
+
+
 
 /* Whether `block` is acceptable as a work-group size on this device. */
 clfold_status plan_check_block(clfold_context *ctx, size_t block);

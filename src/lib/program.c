@@ -91,6 +91,14 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DWARP_SHUFFLE=1");
     if (config->atomic)
         ok = ok && append_atomic_flags(ctx, buf, cap, config->acc.scalar);
+    if (config->vec != 0)
+        ok = ok && append(buf, cap, " -DVEC=%u", config->vec);
+    if (config->accs != 0)
+        ok = ok && append(buf, cap, " -DACCS=%u", config->accs);
+    if (config->unroll != 0)
+        ok = ok && append(buf, cap, " -DUNROLL=%u", config->unroll);
+    if (config->unroll != 0 && ctx->caps.inline_ptx)
+        ok = ok && append(buf, cap, " -DINLINE_PTX=1");
     return ok;
 }
 

@@ -20,6 +20,9 @@ struct build_config {
     clfold_op op;
     size_t block_size;       /* compile-time BLOCK_SIZE; 0 when the source reads it at run time */
     bool atomic;             /* the atomic baseline's extra flags */
+    unsigned vec;            /* VEC of the CPU and GPU shapes; 0 elsewhere */
+    unsigned accs;           /* the CPU shape's ACCS; 0 elsewhere */
+    unsigned unroll;         /* the GPU shape's UNROLL; 0 elsewhere */
 };
 
 #define PROGRAM_MAX_KERNELS 8

@@ -45,11 +45,19 @@ static clfold_status check_request(clfold_context *ctx, clfold_type type, clfold
     return CLFOLD_SUCCESS;
 }
 
+/*
+ * Scratch buffers start at 64 KiB: partial values rarely need more, so
+ * they are seldom released and re-created (which also spares Oclgrind 21.10
+ * a false report on a buffer that takes a released one's place).
+ */
+#define SCRATCH_MIN_BYTES ((size_t)64 * 1024)
+
 /* Makes scratch buffer `which` hold at least `bytes`. */
 static clfold_status ensure_scratch(clfold_context *ctx, int which, size_t bytes)
 {
     clfold_status status = CLFOLD_SUCCESS;
     cl_int err;
+    bytes = bytes > SCRATCH_MIN_BYTES ? bytes : SCRATCH_MIN_BYTES;
     if (ctx->scratch_bytes[which] >= bytes)
         return CLFOLD_SUCCESS;
     if (ctx->scratch[which] != NULL)
@@ -86,6 +94,7 @@ static clfold_status launch(clfold_context *ctx, const struct plan *plan,
                             const struct build_config *config, cl_mem in, size_t offset,
                             size_t count, cl_mem out, size_t groups, struct pass_log *log)
 {
+    cl_ulong head = 0;
     clfold_status status = CLFOLD_SUCCESS;
     cl_kernel kernel = NULL;
     cl_ulong offset_arg = offset, count_arg = count;
@@ -102,6 +111,18 @@ static clfold_status launch(clfold_context *ctx, const struct plan *plan,
     CHECK_CL(clSetKernelArg(kernel, 3, sizeof out, &out), "clSetKernelArg(out)");
     if (plan->local_arg)
         CHECK_CL(clSetKernelArg(kernel, 4, plan->block * acc_size, NULL), "clSetKernelArg(local)");
+    if (plan->gpu_once) {
+        CHECK_CL(clSetKernelArg(kernel, 5, sizeof ctx->scratch[1], &ctx->scratch[1]),
+                 "clSetKernelArg(partials)");
+        CHECK_CL(clSetKernelArg(kernel, 6, sizeof ctx->tickets, &ctx->tickets),
+                 "clSetKernelArg(tickets)");
+    }
+    if (plan->gpu_shape) {
+        /* Elements before the first one aligned for VEC-wide loads. */
+        head = (config->vec - offset % config->vec) % config->vec;
+        head = head < count ? head : count;
+        CHECK_CL(clSetKernelArg(kernel, 4, sizeof head, &head), "clSetKernelArg(head)");
+    }
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &plan->block, 0,
                                         NULL, &log->events[log->count]);
     if (err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES) {
@@ -114,6 +135,33 @@ static clfold_status launch(clfold_context *ctx, const struct plan *plan,
     log->bytes_written += (uint64_t)groups * acc_size;
 cleanup:
     return status;
+}
+
+/* The one-launch GPU path's counter: created zeroed once, kept at 0 by the kernel. */
+static clfold_status ensure_tickets(clfold_context *ctx)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_uint zero = 0;
+    cl_int err;
+    if (ctx->tickets != NULL)
+        return CLFOLD_SUCCESS;
+    ctx->tickets = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
+                                  &zero, &err);
+    CHECK_CL(err, "clCreateBuffer (tickets)");
+cleanup:
+    return status;
+}
+
+/*
+ * The GPU shape loads 16 bytes at a time where the device's buffers start
+ * on a 16-byte boundary (the kernel aligns the rest itself); else singly.
+ */
+static unsigned gpu_vector(const clfold_context *ctx, const struct build_config *config)
+{
+    size_t size = type_info(config->in)->size;
+    if (ctx->caps.base_align_bytes < 16 || size >= 16)
+        return 1;
+    return (unsigned)(16 / size);
 }
 
 /*
@@ -129,14 +177,25 @@ static clfold_status run_tree(clfold_context *ctx, const struct plan *plan, cl_m
     struct build_config config = *first;
     int out = 0;
 
+    if (plan->gpu_once) {
+        /* The partial values go to scratch[1]; the one result to scratch[0]. */
+        CHECK(ensure_scratch(ctx, 1, plan->max_groups * acc_size));
+        CHECK(ensure_tickets(ctx));
+    }
+    config.vec = plan->gpu_shape ? gpu_vector(ctx, first) : 0;
+    config.unroll = plan->gpu_shape ? plan->unroll : 0;
     do {
-        size_t groups = plan_groups(plan, count);
+        size_t groups = plan_groups(plan, count, config.vec);
+        if (plan->gpu_shape && !config.in_partials &&
+            count * type_info(config.in)->size <= plan->single_launch_bytes)
+            groups = 1; /* one launch: the group reads it all */
         CHECK(ensure_scratch(ctx, out, groups * acc_size));
         CHECK(launch(ctx, plan, &config, input, offset, count, ctx->scratch[out], groups, log));
         input = ctx->scratch[out];
         offset = 0;
-        count = groups;
+        count = plan->gpu_once ? 1 : groups;
         config.in_partials = true;
+        config.vec = plan->gpu_shape ? 1 : 0; /* partial values: one at a time */
         out ^= 1;
     } while (count > 1);
     CHECK_CL(clEnqueueReadBuffer(ctx->queue, input, CL_TRUE, 0, acc_size, value, 0, NULL, NULL),
@@ -212,22 +271,71 @@ cleanup:
     return status;
 }
 
-/* Sums the device time of the logged launches; -1 without profiling. */
+/*
+ * The CPU shape: one launch of work-items that each fold a contiguous chunk
+ * (cl/cpu.cl), then the host folds their few values pairwise.
+ */
+static clfold_status run_cpu(clfold_context *ctx, const struct plan *plan, cl_mem input,
+                             size_t offset, size_t count, const struct build_config *first,
+                             void *value, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    size_t acc_size = accumulator_size(&first->acc);
+    struct cpu_launch shape = plan_cpu_launch(ctx, count, acc_size);
+    struct build_config config = *first;
+    unsigned char *values = NULL;
+    cl_kernel kernel = NULL;
+    cl_ulong offset_arg = offset, count_arg = count, chunk_arg = shape.chunk;
+    size_t one = 1;
+
+    config.vec = shape.vec;
+    config.accs = shape.accs;
+    values = malloc(shape.work_items * acc_size);
+    if (values == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %zu partial values", shape.work_items);
+    CHECK(ensure_scratch(ctx, 0, shape.work_items * acc_size));
+    CHECK(program_kernel(ctx, &config, plan->entry, &kernel));
+    CHECK_CL(clSetKernelArg(kernel, 0, sizeof input, &input), "clSetKernelArg(in)");
+    CHECK_CL(clSetKernelArg(kernel, 1, sizeof offset_arg, &offset_arg), "clSetKernelArg(offset)");
+    CHECK_CL(clSetKernelArg(kernel, 2, sizeof count_arg, &count_arg), "clSetKernelArg(n)");
+    CHECK_CL(clSetKernelArg(kernel, 3, sizeof ctx->scratch[0], &ctx->scratch[0]), "clSetKernelArg(out)");
+    CHECK_CL(clSetKernelArg(kernel, 4, sizeof chunk_arg, &chunk_arg), "clSetKernelArg(chunk)");
+    CHECK_CL(clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &shape.work_items, &one, 0, NULL,
+                                    &log->events[log->count]),
+             "clEnqueueNDRangeKernel");
+    log->count++;
+    log->bytes_read += (uint64_t)count * type_info(config.in)->size;
+    log->bytes_written += (uint64_t)shape.work_items * acc_size;
+    CHECK_CL(clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0,
+                                 shape.work_items * acc_size, values, 0, NULL, NULL),
+             "clEnqueueReadBuffer (partial values)");
+    /* Pairwise, in a fixed order: the same tree as the kernels' own. */
+    for (size_t stride = 1; stride < shape.work_items; stride *= 2)
+        for (size_t j = 0; j + stride < shape.work_items; j += 2 * stride)
+            accumulator_fold(&first->acc, first->op, values + j * acc_size,
+                             values + (j + stride) * acc_size);
+    memcpy(value, values, acc_size);
+cleanup:
+    free(values);
+    return status;
+}
+
+/*
+ * The device time of the logged launches: from the start of the first to
+ * the end of the last, gaps between passes included, as CUDA events around
+ * a peer library's call measure it. -1 without profiling.
+ */
 static double device_milliseconds(const clfold_context *ctx, const struct pass_log *log)
 {
-    cl_ulong total = 0;
-    if (!ctx->caps.profiling)
+    cl_ulong start = 0, end = 0;
+    if (!ctx->caps.profiling || log->count == 0)
         return -1.0;
-    for (unsigned i = 0; i < log->count; i++) {
-        cl_ulong start = 0, end = 0;
-        if (clGetEventProfilingInfo(log->events[i], CL_PROFILING_COMMAND_START, sizeof start,
-                                    &start, NULL) != CL_SUCCESS ||
-            clGetEventProfilingInfo(log->events[i], CL_PROFILING_COMMAND_END, sizeof end, &end,
-                                    NULL) != CL_SUCCESS)
-            return -1.0;
-        total += end - start;
-    }
-    return (double)total * 1e-6;
+    if (clGetEventProfilingInfo(log->events[0], CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(log->events[log->count - 1], CL_PROFILING_COMMAND_END, sizeof end,
+                                &end, NULL) != CL_SUCCESS)
+        return -1.0;
+    return (double)(end - start) * 1e-6;
 }
 
 /* Checks that elements [offset, offset + count) of `type` lie inside `buffer`. */
@@ -285,6 +393,8 @@ static clfold_status fold_buffer(clfold_context *ctx, const struct request *requ
     struct pass_log log = {.count = 0};
     if (request->plan.kernel == CLFOLD_ATOMIC)
         CHECK(run_atomic(ctx, &request->plan, buffer, offset, count, &request->config, value, &log));
+    else if (request->plan.cpu_shape)
+        CHECK(run_cpu(ctx, &request->plan, buffer, offset, count, &request->config, value, &log));
     else
         CHECK(run_tree(ctx, &request->plan, buffer, offset, count, &request->config, value, &log));
     double ms = device_milliseconds(ctx, &log);
@@ -301,7 +411,8 @@ cleanup:
 
 static clfold_run_info empty_run(const struct request *request)
 {
-    return (clfold_run_info){request->plan.kernel, request->plan.block, 0, 0.0, 0, 0};
+    return (clfold_run_info){request->plan.kernel, request->plan.path, request->plan.block, 0, 0.0,
+                             0, 0};
 }
 
 clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,

@@ -1,0 +1,181 @@
+/*
+ * cpu.cl: the auto path's shape for CPU devices (POCL). A GPU-style grid
+ * stride makes every CPU work-item touch one value per cache line and a
+ * barrier splits a work-group into loops; on a CPU the fast reduction is the
+ * opposite: each work-item folds one contiguous chunk with wide vectors and
+ * ACCS independent accumulators (so additions overlap), no barriers, no
+ * local memory. Work-item w writes its chunk's value to out[w]; the host
+ * folds those few values pairwise.
+ *
+ * Float sums are compensated lane by lane (Neumaier, vectorised with
+ * select()), so long chunks lose no accuracy: the compiler may not reorder
+ * float additions, so the lanes are explicit.
+ *
+ * Flags, besides defs.cl's: VEC, the lanes of an accumulator vector (2, 4,
+ * 8 or 16: one or two of the CPU's vector registers); ACCS, accumulators per
+ * work-item.
+ */
+#ifndef VEC
+#define VEC 8
+#endif
+#ifndef ACCS
+#define ACCS 4
+#endif
+
+#define LANES (VEC * ACCS)
+#define VACC_T CONCAT(ACC_SCALAR_T, VEC)
+#define VLOAD CONCAT(vload, VEC)
+#define VSTORE CONCAT(vstore, VEC)
+#define TO_VACC CONCAT(convert_, VACC_T)
+
+/* Element i as the accumulator's scalar. */
+inline ACC_SCALAR_T load_scalar(__global const IN_T *in, size_t i)
+{
+#if IN_HALF
+    return (ACC_SCALAR_T)vload_half(i, in);
+#else
+    return (ACC_SCALAR_T)in[i];
+#endif
+}
+
+/* VEC consecutive elements from element i, as an accumulator vector. */
+inline VACC_T load_vector(__global const IN_T *in, size_t i)
+{
+#if IN_HALF
+    return TO_VACC(CONCAT(vload_half, VEC)(0, in + i));
+#else
+    return TO_VACC(VLOAD(0, in + i));
+#endif
+}
+
+#if OP == OP_SUM && ACC_FLOAT
+/* A vector of runs: per lane a sum and the Neumaier carry of its roundings. */
+typedef struct {
+    VACC_T sum;
+    VACC_T carry;
+} lanes_t;
+
+inline lanes_t lanes_start(void)
+{
+    lanes_t lanes = {(VACC_T)0, (VACC_T)0};
+    return lanes;
+}
+
+inline lanes_t lanes_fold(lanes_t lanes, VACC_T x)
+{
+    const VACC_T s = lanes.sum + x;
+    VACC_T err = select((x - s) + lanes.sum, (lanes.sum - s) + x, fabs(lanes.sum) >= fabs(x));
+    lanes.carry += select((VACC_T)0, err, isfinite(s));
+    lanes.sum = s;
+    return lanes;
+}
+
+/* Lane j as an accumulator value: its compensated sum, or the pair itself. */
+inline void lanes_values(lanes_t lanes, ACC_T *values)
+{
+    ACC_SCALAR_T sums[VEC], carries[VEC];
+    VSTORE(lanes.sum, 0, sums);
+    VSTORE(lanes.carry, 0, carries);
+    for (int j = 0; j < VEC; j++) {
+#if ACC_COMPENSATED
+        values[j] = (ACC_T)(sums[j], carries[j]);
+#else
+        values[j] = isfinite(sums[j]) ? sums[j] + carries[j] : sums[j];
+#endif
+    }
+}
+#else
+/* Every other fold: the operator on whole vectors. */
+typedef VACC_T lanes_t;
+
+#define VACC_UT CONCAT(ACC_UT, VEC)
+#define AS_VACC CONCAT(as_, VACC_T)
+
+inline lanes_t lanes_start(void) { return (VACC_T)(IDENTITY); }
+
+inline lanes_t lanes_fold(lanes_t a, VACC_T b)
+{
+#if OP == OP_SUM
+    return AS_VACC(CONCAT(as_, VACC_UT)(a) + CONCAT(as_, VACC_UT)(b));
+#elif OP == OP_PROD && ACC_FLOAT
+    return a * b;
+#elif OP == OP_PROD
+    return AS_VACC(CONCAT(as_, VACC_UT)(a) * CONCAT(as_, VACC_UT)(b));
+#elif (OP == OP_MIN || OP == OP_MAX) && ACC_FLOAT
+    /* float_min/float_max of defs.cl, lane by lane: NaN wins, -0 < +0. */
+#define VBITS_T CONCAT(ACC_BITS, VEC)
+#define AS_VBITS CONCAT(as_, VBITS_T)
+#if OP == OP_MIN
+    VACC_T r = select(b, a, a < b);
+    const VACC_T tie = AS_VACC(AS_VBITS(a) | AS_VBITS(b));
+#else
+    VACC_T r = select(b, a, a > b);
+    const VACC_T tie = AS_VACC(AS_VBITS(a) & AS_VBITS(b));
+#endif
+    r = select(r, tie, a == b);
+    return select(r, a + b, isnan(a) | isnan(b));
+#elif OP == OP_MIN
+    return select(b, a, a < b);
+#elif OP == OP_MAX
+    return select(b, a, a > b);
+#elif OP == OP_AND
+    return a & b;
+#elif OP == OP_OR
+    return a | b;
+#else
+    return a ^ b;
+#endif
+}
+
+inline void lanes_values(lanes_t lanes, ACC_T *values) { VSTORE(lanes, 0, values); }
+#endif
+
+/*
+ * Work-item w folds elements [w * chunk, min(n, (w + 1) * chunk)) of
+ * in[offset ..]. chunk is a multiple of LANES.
+ */
+/* What pads a short last vector: 0 for sums (also of pairs), else the identity. */
+#if ACC_COMPENSATED
+#define PAD ((ACC_SCALAR_T)0)
+#else
+#define PAD IDENTITY
+#endif
+
+/*
+ * Work-item w folds elements [w * chunk, min(n, (w + 1) * chunk)) of
+ * in[offset ..]. chunk is a multiple of LANES.
+ */
+__kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out,
+                         ulong chunk)
+{
+    const size_t w = get_global_id(0);
+    const size_t begin = w * chunk;
+    const size_t end = min((size_t)n, begin + (size_t)chunk);
+    lanes_t acc[ACCS];
+#pragma unroll
+    for (int a = 0; a < ACCS; a++)
+        acc[a] = lanes_start();
+
+    size_t i = begin;
+    for (; i + LANES <= end; i += LANES) {
+#pragma unroll
+        for (int a = 0; a < ACCS; a++)
+            acc[a] = lanes_fold(acc[a], load_vector(in, offset + i + a * VEC));
+    }
+    /* Fewer than LANES values remain: a vector at a time, the last one padded. */
+    for (; i < end; i += VEC) {
+        ACC_SCALAR_T pad[VEC];
+        for (int j = 0; j < VEC; j++)
+            pad[j] = i + j < end ? load_scalar(in, offset + i + j) : PAD;
+        acc[0] = lanes_fold(acc[0], VLOAD(0, pad));
+    }
+
+    /* The LANES values, folded pairwise in a fixed order. */
+    ACC_T values[LANES];
+    for (int a = 0; a < ACCS; a++)
+        lanes_values(acc[a], values + a * VEC);
+    for (int stride = 1; stride < LANES; stride *= 2)
+        for (int j = 0; j + stride < LANES; j += 2 * stride)
+            values[j] = combine(values[j], values[j + stride]);
+    out[w] = values[0];
+}

@@ -1,0 +1,251 @@
+/*
+ * gpu.cl: the auto path's shape for GPUs. A reduction is bound by memory,
+ * so the kernel's one job is to keep the memory system full: every
+ * work-item keeps UNROLL loads of VEC elements (16 bytes) in flight,
+ * neighbouring work-items read neighbouring vectors, and the grid is a fixed
+ * multiple of the compute units (so the order of additions, and the result,
+ * depend on the device and n alone). Each group folds its work-items' runs
+ * with warp shuffles where the device guarantees them (NVIDIA, WARP_SHUFFLE)
+ * and through local memory elsewhere, and writes one value; the host
+ * relaunches the kernel over those values (VEC = 1) until one is left.
+ *
+ * Flags, besides defs.cl's: BLOCK_SIZE; VEC, elements per load (16 bytes'
+ * worth on the first pass, 1 on partial values); UNROLL, loads in flight;
+ * INLINE_PTX on NVIDIA, for converting halves in one instruction.
+ */
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 512
+#endif
+#ifndef VEC
+#define VEC 4
+#endif
+#ifndef UNROLL
+#define UNROLL 4
+#endif
+#ifndef INLINE_PTX
+#define INLINE_PTX 0
+#endif
+
+#if VEC == 1
+#define VIN_T IN_T
+#else
+#define VIN_T CONCAT(IN_T, VEC)
+#endif
+
+/*
+ * IEEE binary16 bits to float, exactly (subnormals, infinities, NaN): one
+ * cvt.f32.f16 where the compiler takes PTX, integer arithmetic elsewhere.
+ */
+inline float half_bits_to_float(uint bits)
+{
+#if INLINE_PTX
+    float value;
+    asm("{ .reg .b16 h; cvt.u16.u32 h, %1; cvt.f32.f16 %0, h; }" : "=f"(value) : "r"(bits));
+    return value;
+#endif
+    const uint sign = (bits & 0x8000u) << 16, exponent = (bits >> 10) & 0x1fu, mantissa = bits & 0x3ffu;
+    if (exponent == 0x1fu)
+        return as_float(sign | 0x7f800000u | (mantissa << 13));
+    if (exponent == 0) {
+        const float magnitude = (float)mantissa * 0x1p-24f;
+        return sign ? -magnitude : magnitude;
+    }
+    return as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+/* Folds each component of a vector, in order, into a run. */
+#define FOLD2(run, v, CONVERT) run = run_fold(run_fold(run, CONVERT((v).s0)), CONVERT((v).s1))
+#define FOLD4(run, v, CONVERT) FOLD2(run, (v).s01, CONVERT); FOLD2(run, (v).s23, CONVERT)
+#define FOLD8(run, v, CONVERT) FOLD4(run, (v).s0123, CONVERT); FOLD4(run, (v).s4567, CONVERT)
+#define FOLD16(run, v, CONVERT) FOLD8(run, (v).s01234567, CONVERT); FOLD8(run, (v).s89abcdef, CONVERT)
+#define FOLD_VEC CONCAT(FOLD, VEC)
+#define HALF_TO_ACC(bits) TO_ACC(half_bits_to_float(bits))
+
+/* Integer sums of 8- or 16-bit elements: no vector of them overflows an int. */
+#define SMALL_INT_SUM (OP == OP_SUM && !ACC_FLOAT && !IN_IS_ACC && VEC >= 8)
+
+#if SMALL_INT_SUM
+#if VEC == 16
+inline int horizontal_sum(int16 v)
+{
+    int8 a = v.lo + v.hi;
+    int4 b = a.lo + a.hi;
+    int2 c = b.lo + b.hi;
+    return c.x + c.y;
+}
+#else
+inline int horizontal_sum(int8 v)
+{
+    int4 b = v.lo + v.hi;
+    int2 c = b.lo + b.hi;
+    return c.x + c.y;
+}
+#endif
+#endif
+
+/* Folds the VEC elements of one loaded vector into a work-item's run. */
+inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
+{
+#if VEC == 1
+    run = run_fold(run, load_in(in, element));
+#elif IN_HALF
+    /* 16 bytes of halves as raw bits in one load, converted in registers. */
+    const CONCAT(ushort, VEC) bits = CONCAT(as_ushort, VEC)(*(__global const uint4 *)(in + element));
+    FOLD_VEC(run, convert_uint8(bits), HALF_TO_ACC);
+#elif SMALL_INT_SUM
+    /*
+     * 8- and 16-bit sums: the vector's 16 or 8 values add up exactly in 32
+     * bits first, so the 64-bit run takes one addition per load, not 16.
+     */
+    const CONCAT(int, VEC) wide = CONCAT(convert_int, VEC)(*(__global const VIN_T *)(in + element));
+    run = run_fold(run, TO_ACC(horizontal_sum(wide)));
+#else
+    /* A 16-byte load: the host only asks for vectors at aligned elements. */
+    const VIN_T values = *(__global const VIN_T *)(in + element);
+    FOLD_VEC(run, values, TO_ACC);
+#endif
+    return run;
+}
+
+/* Shuffles need whole warps: groups of 64 or more. */
+#define GROUP_SHUFFLE (WARP_SHUFFLE && BLOCK_SIZE >= 64)
+
+#if GROUP_SHUFFLE
+/* Lane 0 gets the fold of the warp's 32 values. */
+inline ACC_T warp_reduce(ACC_T value)
+{
+    for (uint delta = 16; delta > 0; delta >>= 1)
+        value = combine(value, shfl_down(value, delta));
+    return value;
+}
+
+/* Work-item 0 gets the group's value: warps fold, then warp 0 folds their results. */
+inline ACC_T group_fold(ACC_T value, __local ACC_T *scratch)
+{
+    const uint tid = get_local_id(0), lane = tid % 32, warp = tid / 32;
+    value = warp_reduce(value);
+    if (lane == 0)
+        scratch[warp] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    value = IDENTITY;
+    if (warp == 0) {
+        if (lane < BLOCK_SIZE / 32)
+            value = scratch[lane];
+        value = warp_reduce(value);
+    }
+    return value;
+}
+#else
+/* Work-item 0 gets the group's value: the unrolled tree of K6. */
+inline ACC_T group_fold(ACC_T value, __local ACC_T *scratch)
+{
+    const uint tid = get_local_id(0);
+    scratch[tid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint s = BLOCK_SIZE / 2; s > 32; s >>= 1) {
+        if (tid < s)
+            scratch[tid] = combine(scratch[tid], scratch[tid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return fold_tail(scratch, tid, BLOCK_SIZE);
+}
+#endif
+
+/*
+ * Elements [offset, offset + head) and the last ones that make no whole
+ * vector are folded one by one; the `vectors` vectors from element
+ * offset + head, aligned to VEC elements, go through the unrolled loop.
+ */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
+void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out, ulong head)
+{
+#if GROUP_SHUFFLE
+    __local ACC_T scratch[BLOCK_SIZE / 32];
+#else
+    __local ACC_T scratch[BLOCK_SIZE];
+#endif
+    const size_t id = get_global_id(0), threads = get_global_size(0);
+    const size_t vectors = (n - head) / VEC;
+    const size_t first = offset + head;
+    run_t run = run_start();
+
+    size_t v = id;
+    for (; v + (UNROLL - 1) * threads < vectors; v += UNROLL * threads) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            run = fold_vector(run, in, first + (v + u * threads) * VEC);
+    }
+    for (; v < vectors; v += threads)
+        run = fold_vector(run, in, first + v * VEC);
+    /* The unaligned head and the tail that makes no whole vector. */
+    const size_t tail = head + vectors * VEC;
+    for (size_t j = id; j < head; j += threads)
+        run = run_fold(run, load_in(in, offset + j));
+    for (size_t j = id; j < n - tail; j += threads)
+        run = run_fold(run, load_in(in, offset + tail + j));
+
+    const ACC_T value = group_fold(run_value(run), scratch);
+    if (get_local_id(0) == 0)
+        out[get_group_id(0)] = value;
+}
+
+#if INLINE_PTX
+/*
+ * One launch for the whole reduction (NVIDIA): every group writes its value
+ * to partials[group] and takes a ticket; the group that takes the last one
+ * folds all partial values, in index order, so the result does not depend on
+ * which group finished last, and resets the counter for the next launch.
+ * fence.acq_rel.gpu orders each group's partial before its ticket, and the
+ * last group's ticket before its reads; volatile loads read from L2.
+ */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
+void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out,
+                     ulong head, __global ACC_T *partials, volatile __global uint *tickets)
+{
+#if GROUP_SHUFFLE
+    __local ACC_T scratch[BLOCK_SIZE / 32];
+#else
+    __local ACC_T scratch[BLOCK_SIZE];
+#endif
+    __local uint last;
+    const size_t id = get_global_id(0), threads = get_global_size(0);
+    const size_t vectors = (n - head) / VEC;
+    const size_t first = offset + head;
+    const uint tid = get_local_id(0), groups = get_num_groups(0);
+    run_t run = run_start();
+
+    size_t v = id;
+    for (; v + (UNROLL - 1) * threads < vectors; v += UNROLL * threads) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            run = fold_vector(run, in, first + (v + u * threads) * VEC);
+    }
+    for (; v < vectors; v += threads)
+        run = fold_vector(run, in, first + v * VEC);
+    const size_t tail = head + vectors * VEC;
+    for (size_t j = id; j < head; j += threads)
+        run = run_fold(run, load_in(in, offset + j));
+    for (size_t j = id; j < n - tail; j += threads)
+        run = run_fold(run, load_in(in, offset + tail + j));
+
+    ACC_T value = group_fold(run_value(run), scratch);
+    if (tid == 0) {
+        partials[get_group_id(0)] = value;
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        last = atomic_inc(tickets) == groups - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!last)
+        return;
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    run_t all = run_start();
+    for (uint g = tid; g < groups; g += BLOCK_SIZE)
+        all = run_fold(all, ((volatile __global ACC_T *)partials)[g]);
+    value = group_fold(run_value(all), scratch);
+    if (tid == 0) {
+        out[0] = value;
+        *tickets = 0;
+    }
+}
+#endif

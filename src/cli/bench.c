@@ -1,0 +1,194 @@
+/*
+ * bench.c: `clfold bench`: sweeps sizes, types, operators and kernels on
+ * one device and reports, per reduction: the device time (best and median
+ * of one reduction's passes, first start to last end), the end-to-end time
+ * of one call with the result on the host, GB/s of input read, and that as
+ * a percentage of what a plain streaming-read kernel reads in the same run.
+ * Every result is checked against the host reference (exit 1 if wrong).
+ * Peer programs (--peer CMD, see bench/peers/) run on the same sizes; their
+ * times and the ratio to clfold's are printed beside, and --plot draws it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "commands.h"
+#include "output.h"
+#include "reference.h"
+#include "roofline.h"
+
+#define MAX_RUNS 30
+#define TIME_BUDGET_S 0.5
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * The bench's data, which every peer reproduces: element i is (i % 1000) /
+ * 1000 for floats, i % 1000 - 500 for signed and i % 1000 for unsigned
+ * integers (i % 100 - 50 and i % 200 for 8-bit ones).
+ */
+static void *make_data(clfold_type type, size_t n)
+{
+    size_t size = clfold_type_size(type);
+    unsigned char *data = malloc(n * size + 1);
+    for (size_t i = 0; data != NULL && i < n; i++) {
+        unsigned k = (unsigned)(i % 1000);
+        float f = (float)k / 1000.0f;
+        double d = (double)k / 1000.0;
+        int64_t v = type == CLFOLD_INT8 ? (int64_t)(i % 100) - 50
+                  : type == CLFOLD_UINT8 ? (int64_t)(i % 200)
+                  : type == CLFOLD_INT16 || type == CLFOLD_INT32 || type == CLFOLD_INT64 ? (int64_t)k - 500
+                                                                                          : (int64_t)k;
+        uint16_t h = (uint16_t)(k == 0 ? 0 : 0x3c00 | (k % 1024)); /* halves in [1, 2), and 0 */
+        const void *from = type == CLFOLD_FLOAT ? (const void *)&f : type == CLFOLD_DOUBLE ? (const void *)&d
+                         : type == CLFOLD_HALF ? (const void *)&h : (const void *)&v;
+        memcpy(data + i * size, from, size); /* integers: low bytes, little-endian host */
+    }
+    return data;
+}
+
+/* Times one (kernel, n) on the device buffer; fills best/median/e2e and checks the result. */
+static clfold_status measure(clfold_context *ctx, cl_mem buffer, const void *data,
+                             const struct bench_row *spec, clfold_accuracy accuracy,
+                             struct bench_row *row)
+{
+    double device[MAX_RUNS], e2e[MAX_RUNS];
+    int runs = 0;
+    reference_value value, exact;
+    long double sum_abs = 0;
+    clfold_run_info info;
+    clfold_status status = clfold_set_kernel(ctx, spec->kernel, 0);
+    if (status == CLFOLD_SUCCESS)
+        status = clfold_set_accuracy(ctx, accuracy);
+    for (int warm = 0; warm < 2 && status == CLFOLD_SUCCESS; warm++)
+        status = clfold_reduce_buffer(ctx, buffer, 0, spec->n, spec->type, spec->op, &value);
+    double start = now_seconds();
+    while (status == CLFOLD_SUCCESS && runs < MAX_RUNS &&
+           (runs < 3 || now_seconds() - start < TIME_BUDGET_S)) {
+        double t0 = now_seconds();
+        status = clfold_reduce_buffer(ctx, buffer, 0, spec->n, spec->type, spec->op, &value);
+        e2e[runs] = (now_seconds() - t0) * 1e3;
+        if (status == CLFOLD_SUCCESS)
+            status = clfold_last_run(ctx, &info);
+        device[runs++] = info.device_ms;
+    }
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    qsort(device, (size_t)runs, sizeof device[0], compare_doubles);
+    qsort(e2e, (size_t)runs, sizeof e2e[0], compare_doubles);
+    *row = *spec;
+    row->best_ms = device[0];
+    row->median_ms = device[runs / 2];
+    row->e2e_ms = e2e[runs / 2];
+    row->gbps = (double)spec->n * (double)clfold_type_size(spec->type) / (row->best_ms * 1e6);
+    row->path = info.path;
+    reference_reduce(data, spec->n, spec->type, spec->op, &exact, &sum_abs);
+    row->correct = reference_close(&value, &exact, spec->type, spec->op, accuracy, spec->n,
+                                   sum_abs, spec->kernel == CLFOLD_ATOMIC);
+    return CLFOLD_SUCCESS;
+}
+
+/* Best of several streaming reads of the same bytes. */
+static double read_gbps(struct roofline *roofline, cl_mem buffer, size_t bytes)
+{
+    double best = -1;
+    for (int run = 0; roofline != NULL && run < 7; run++) {
+        double ms = roofline_read_ms(roofline, buffer, bytes);
+        if (ms > 0 && (best < 0 || ms < best))
+            best = ms;
+    }
+    return best > 0 ? (double)bytes / (best * 1e6) : 0;
+}
+
+static cl_mem upload(clfold_context *ctx, const void *data, size_t bytes)
+{
+    cl_int err;
+    cl_mem buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   bytes, (void *)data, &err);
+    return err == CL_SUCCESS ? buffer : NULL;
+}
+
+/* Every size, operator and kernel for one type. Returns the exit status. */
+static int bench_type(clfold_context *ctx, struct roofline *roofline, const struct bench_plan *plan,
+                      clfold_type type, struct bench_results *results)
+{
+    size_t largest = plan->sizes[plan->n_sizes - 1];
+    void *data = make_data(type, largest);
+    cl_mem buffer = data != NULL ? upload(ctx, data, largest * clfold_type_size(type)) : NULL;
+    int exit_status = EXIT_OK;
+    if (buffer == NULL) {
+        cli_error("cannot hold %zu %s values on the device", largest, clfold_type_name(type));
+        free(data);
+        return EXIT_CHECK_FAILED;
+    }
+    for (size_t s = 0; s < plan->n_sizes; s++) {
+        double read = read_gbps(roofline, buffer, plan->sizes[s] * clfold_type_size(type));
+        for (size_t o = 0; o < plan->n_ops; o++) {
+            for (size_t k = 0; k < plan->n_kernels; k++) {
+                struct bench_row spec = {.type = type, .op = plan->ops[o], .n = plan->sizes[s],
+                                         .kernel = plan->kernels[k]}, row;
+                clfold_status status = measure(ctx, buffer, data, &spec, plan->accuracy, &row);
+                if (status != CLFOLD_SUCCESS) {
+                    exit_status = report_failure(ctx, status, clfold_kernel_name(spec.kernel));
+                    goto cleanup;
+                }
+                row.read_gbps = read;
+                if (!row.correct)
+                    exit_status = EXIT_CHECK_FAILED;
+                if (bench_add_row(results, &row) != 0) {
+                    cli_error("too many results");
+                    exit_status = EXIT_BAD_INPUT;
+                    goto cleanup;
+                }
+            }
+        }
+    }
+cleanup:
+    clReleaseMemObject(buffer);
+    free(data);
+    return exit_status;
+}
+
+int command_bench(const struct cli_args *args)
+{
+    struct bench_plan plan;
+    struct bench_results results = {0};
+    struct device_summary device;
+    clfold_context *ctx = NULL;
+    struct roofline *roofline = NULL;
+    int exit_status = bench_plan_parse(args, &plan);
+    if (exit_status != EXIT_OK)
+        return exit_status;
+    if ((exit_status = open_context(args, &ctx)) != EXIT_OK)
+        return exit_status;
+    describe_device(clfold_device(ctx), &device);
+    const char *forced = getenv("CLFOLD_AUTO_SHAPE");
+    bool cpu_shape = forced != NULL ? strcmp(forced, "cpu") == 0 : strcmp(device.type, "CPU") == 0;
+    roofline = roofline_create(ctx, cpu_shape);
+    for (size_t t = 0; t < plan.n_types && exit_status != EXIT_BAD_INPUT; t++) {
+        int status = bench_type(ctx, roofline, &plan, plan.types[t], &results);
+        exit_status = status > exit_status ? status : exit_status;
+    }
+    for (int p = 0; p < args->n_peers; p++)
+        bench_run_peer(args->peers[p], &plan, &results);
+    bench_print(&device, &plan, &results, args->format);
+    if (args->plot != NULL && bench_plot(args->plot, &device, &plan, &results) != 0)
+        exit_status = exit_status > EXIT_CHECK_FAILED ? exit_status : EXIT_CHECK_FAILED;
+    roofline_destroy(roofline);
+    clfold_destroy(ctx);
+    return exit_status;
+}

@@ -1,0 +1,235 @@
+/*
+ * bench_report.c: the bench's plan (sizes, types, operators, kernels from
+ * the command line), its peers (external programs run on the same sizes,
+ * printing one JSON object per line), and its table, CSV and JSON output.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "commands.h"
+
+/* "2^10:2^28" (every power of two between), or "1000,2^20,...". */
+static int parse_sizes(const char *text, struct bench_plan *plan)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *colon = strchr(buf, ':');
+    if (colon != NULL) {
+        size_t low, high;
+        *colon = '\0';
+        if (cli_parse_count(buf, &low) != 0 || cli_parse_count(colon + 1, &high) != 0 || low == 0 ||
+            low > high)
+            return -1;
+        for (size_t n = low; n <= high && plan->n_sizes < BENCH_MAX; n *= 2) {
+            plan->sizes[plan->n_sizes++] = n;
+            if (n > SIZE_MAX / 2)
+                break;
+        }
+        return 0;
+    }
+    for (char *item = strtok(buf, ","); item != NULL; item = strtok(NULL, ",")) {
+        size_t n;
+        if (plan->n_sizes == BENCH_MAX || cli_parse_count(item, &n) != 0 || n == 0)
+            return -1;
+        plan->sizes[plan->n_sizes++] = n;
+    }
+    return plan->n_sizes > 0 ? 0 : -1;
+}
+
+static int compare_sizes(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Parses a comma list with `parse` (a clfold_*_from_name) into `out`. */
+#define PARSE_LIST(text, parse, out, count, what)                                           \
+    do {                                                                                     \
+        char buf_[512];                                                                      \
+        snprintf(buf_, sizeof buf_, "%s", text);                                             \
+        for (char *item_ = strtok(buf_, ","); item_ != NULL; item_ = strtok(NULL, ",")) {    \
+            if ((count) == BENCH_MAX || parse(item_, &(out)[count]) != CLFOLD_SUCCESS) {      \
+                cli_error("unknown %s \"%s\" in \"%s\"", what, item_, text);                 \
+                return EXIT_BAD_INPUT;                                                       \
+            }                                                                                \
+            (count)++;                                                                       \
+        }                                                                                    \
+    } while (0)
+
+int bench_plan_parse(const struct cli_args *args, struct bench_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->accuracy = args->accuracy;
+    if (parse_sizes(args->sizes != NULL ? args->sizes : "2^10:2^28", plan) != 0) {
+        cli_error("--sizes takes LOW:HIGH (powers of two between) or a comma list of counts, not \"%s\"",
+                  args->sizes);
+        return EXIT_BAD_INPUT;
+    }
+    qsort(plan->sizes, plan->n_sizes, sizeof plan->sizes[0], compare_sizes);
+    PARSE_LIST(args->types != NULL ? args->types : "float", clfold_type_from_name, plan->types,
+               plan->n_types, "type");
+    PARSE_LIST(args->ops != NULL ? args->ops : "sum", clfold_op_from_name, plan->ops, plan->n_ops,
+               "operator");
+    PARSE_LIST(args->kernels != NULL ? args->kernels : "auto", clfold_kernel_from_name,
+               plan->kernels, plan->n_kernels, "kernel");
+    for (size_t t = 0; t < plan->n_types; t++) {
+        for (size_t o = 0; o < plan->n_ops; o++) {
+            clfold_type result;
+            if (clfold_result_type(plan->types[t], plan->ops[o], &result) != CLFOLD_SUCCESS) {
+                cli_error("operator %s does not apply to %s", clfold_op_name(plan->ops[o]),
+                          clfold_type_name(plan->types[t]));
+                return EXIT_BAD_INPUT;
+            }
+        }
+    }
+    return EXIT_OK;
+}
+
+int bench_add_row(struct bench_results *results, const struct bench_row *row)
+{
+    if (results->n_rows == sizeof results->rows / sizeof results->rows[0])
+        return -1;
+    results->rows[results->n_rows++] = *row;
+    return 0;
+}
+
+/* The number after "key": in a JSON line; -1 if absent. */
+static double json_number(const char *line, const char *key)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":", key);
+    const char *at = strstr(line, pattern);
+    return at != NULL ? strtod(at + strlen(pattern), NULL) : -1;
+}
+
+static void json_text(const char *line, const char *key, char *out, size_t cap)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\": \"", key);
+    const char *at = strstr(line, pattern);
+    out[0] = '\0';
+    if (at != NULL)
+        sscanf(at + strlen(pattern), "%31[^\"]", out);
+    (void)cap;
+}
+
+void bench_run_peer(const char *command, const struct bench_plan *plan, struct bench_results *results)
+{
+    for (size_t t = 0; t < plan->n_types; t++) {
+        char line[1024], cmd[4096];
+        int used = snprintf(cmd, sizeof cmd, "%s %s", command, clfold_type_name(plan->types[t]));
+        for (size_t s = 0; s < plan->n_sizes && used > 0 && (size_t)used < sizeof cmd - 32; s++)
+            used += snprintf(cmd + used, sizeof cmd - (size_t)used, " %zu", plan->sizes[s]);
+        FILE *pipe = popen(cmd, "r");
+        if (pipe == NULL) {
+            cli_error("peer \"%s\" could not be started", command);
+            continue;
+        }
+        while (fgets(line, sizeof line, pipe) != NULL &&
+               results->n_peers < sizeof results->peers / sizeof results->peers[0]) {
+            struct peer_row *row = &results->peers[results->n_peers];
+            json_text(line, "peer", row->peer, sizeof row->peer);
+            row->type = plan->types[t];
+            row->n = (size_t)json_number(line, "n");
+            row->best_ms = json_number(line, "best_ms");
+            row->median_ms = json_number(line, "median_ms");
+            if (row->peer[0] != '\0' && row->best_ms > 0)
+                results->n_peers++;
+        }
+        if (pclose(pipe) != 0)
+            cli_error("peer \"%s\" failed for %s (see its messages above)", command,
+                      clfold_type_name(plan->types[t]));
+    }
+}
+
+static const char *path_or_kernel(const struct bench_row *r)
+{
+    return r->kernel == CLFOLD_AUTO && r->path != NULL ? r->path : clfold_kernel_name(r->kernel);
+}
+
+/* Peers' rows at the same type and size as `row`. */
+static void print_peer_columns(const struct bench_results *results, const struct bench_row *row)
+{
+    for (size_t p = 0; p < results->n_peers; p++) {
+        const struct peer_row *peer = &results->peers[p];
+        if (peer->type == row->type && peer->n == row->n && row->op == CLFOLD_SUM)
+            printf("  %s %.4f ms %.2fx", peer->peer, peer->best_ms, peer->best_ms / row->best_ms);
+    }
+}
+
+static void print_table(const struct device_summary *device, const struct bench_plan *plan,
+                        const struct bench_results *results)
+{
+    printf("Device: %s (%s, driver %s); accuracy %s\n", device->name, device->platform,
+           device->driver, clfold_accuracy_name(plan->accuracy));
+    printf("%-7s %-5s %11s %-7s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", "kernel",
+           "best(ms)", "median", "e2e(ms)", "GB/s", "read", "%read", "correct",
+           "peers: best, ratio peer/clfold (>1: clfold faster)");
+    for (size_t i = 0; i < results->n_rows; i++) {
+        const struct bench_row *r = &results->rows[i];
+        printf("%-7s %-5s %11zu %-7s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-7s",
+               clfold_type_name(r->type), clfold_op_name(r->op), r->n, path_or_kernel(r), r->best_ms,
+               r->median_ms, r->e2e_ms, r->gbps, r->read_gbps,
+               r->read_gbps > 0 ? 100 * r->gbps / r->read_gbps : 0, r->correct ? "yes" : "NO");
+        print_peer_columns(results, r);
+        printf("\n");
+    }
+}
+
+static void print_csv(const struct device_summary *device, const struct bench_plan *plan,
+                      const struct bench_results *results)
+{
+    printf("format_version,device,driver,accuracy,source,type,op,n,kernel,best_ms,median_ms,e2e_ms,"
+           "gbps,read_gbps,correct\n");
+    for (size_t i = 0; i < results->n_rows; i++) {
+        const struct bench_row *r = &results->rows[i];
+        printf("1,\"%s\",\"%s\",%s,clfold,%s,%s,%zu,%s,%.6f,%.6f,%.6f,%.3f,%.3f,%s\n", device->name,
+               device->driver, clfold_accuracy_name(plan->accuracy), clfold_type_name(r->type),
+               clfold_op_name(r->op), r->n, path_or_kernel(r), r->best_ms, r->median_ms, r->e2e_ms,
+               r->gbps, r->read_gbps, r->correct ? "true" : "false");
+    }
+    for (size_t p = 0; p < results->n_peers; p++) {
+        const struct peer_row *r = &results->peers[p];
+        printf("1,\"%s\",\"%s\",,%s,%s,sum,%zu,,%.6f,%.6f,,%.3f,,\n", device->name, device->driver,
+               r->peer, clfold_type_name(r->type), r->n, r->best_ms, r->median_ms,
+               (double)r->n * (double)clfold_type_size(r->type) / (r->best_ms * 1e6));
+    }
+}
+
+static void print_json(const struct device_summary *device, const struct bench_plan *plan,
+                       const struct bench_results *results)
+{
+    printf("{\"format_version\": 1, \"device\": ");
+    json_device(stdout, device);
+    printf(", \"accuracy\": \"%s\", \"results\": [", clfold_accuracy_name(plan->accuracy));
+    for (size_t i = 0; i < results->n_rows; i++) {
+        const struct bench_row *r = &results->rows[i];
+        printf("%s\n  {\"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, \"kernel\": \"%s\", "
+               "\"path\": \"%s\", \"best_ms\": %.6f, \"median_ms\": %.6f, \"e2e_ms\": %.6f, "
+               "\"gbps\": %.3f, \"read_gbps\": %.3f, \"correct\": %s}",
+               i ? "," : "", clfold_type_name(r->type), clfold_op_name(r->op), r->n,
+               clfold_kernel_name(r->kernel), r->path ? r->path : "", r->best_ms, r->median_ms,
+               r->e2e_ms, r->gbps, r->read_gbps, r->correct ? "true" : "false");
+    }
+    printf("\n], \"peers\": [");
+    for (size_t p = 0; p < results->n_peers; p++) {
+        const struct peer_row *r = &results->peers[p];
+        printf("%s\n  {\"peer\": \"%s\", \"type\": \"%s\", \"op\": \"sum\", \"n\": %zu, "
+               "\"best_ms\": %.6f, \"median_ms\": %.6f}",
+               p ? "," : "", r->peer, clfold_type_name(r->type), r->n, r->best_ms, r->median_ms);
+    }
+    printf("\n]}\n");
+}
+
+void bench_print(const struct device_summary *device, const struct bench_plan *plan,
+                 const struct bench_results *results, enum cli_format format)
+{
+    if (format == FORMAT_JSON)
+        print_json(device, plan, results);
+    else if (format == FORMAT_CSV)
+        print_csv(device, plan, results);
+    else
+        print_table(device, plan, results);
+}

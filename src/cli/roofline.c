@@ -1,0 +1,120 @@
+/*
+ * roofline.c: the read bandwidth a device really gives, measured by the
+ * plainest kernel that reads every byte of a buffer once (the roofline of
+ * the performance seed). `clfold bench` reports its reductions as a
+ * percentage of it. The kernel has the two shapes of clfold's auto path: a
+ * grid stride of 16-byte loads for GPUs, one contiguous chunk per work-item
+ * for CPUs. It xors what it reads and writes only if the xor hits a value
+ * that no input produces, so the compiler keeps every load.
+ */
+#include "roofline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char SOURCE[] =
+    "__kernel void read_gpu(__global const uint4 *in, ulong vectors, __global uint *out)\n"
+    "{\n"
+    "    uint4 x = (uint4)(0);\n"
+    "    for (size_t i = get_global_id(0); i < vectors; i += get_global_size(0))\n"
+    "        x ^= in[i];\n"
+    "    if ((x.x ^ x.y ^ x.z ^ x.w) == 0x9e3779b9u)\n"
+    "        out[0] = 1;\n"
+    "}\n"
+    "__kernel void read_cpu(__global const uint16 *in, ulong vectors, __global uint *out)\n"
+    "{\n"
+    "    const size_t chunk = (vectors + get_global_size(0) - 1) / get_global_size(0);\n"
+    "    const size_t begin = get_global_id(0) * chunk;\n"
+    "    const size_t end = min((size_t)vectors, begin + chunk);\n"
+    "    uint16 a = (uint16)(0), b = (uint16)(0);\n"
+    "    size_t i = begin;\n"
+    "    for (; i + 1 < end; i += 2) {\n"
+    "        a ^= in[i];\n"
+    "        b ^= in[i + 1];\n"
+    "    }\n"
+    "    if (i < end)\n"
+    "        a ^= in[i];\n"
+    "    a ^= b;\n"
+    "    if ((a.s0 ^ a.s5 ^ a.sa ^ a.sf) == 0x9e3779b9u)\n"
+    "        out[0] = 1;\n"
+    "}\n";
+
+struct roofline {
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernel;
+    cl_mem sink;
+    size_t work_items;
+    size_t vector_bytes;
+};
+
+static void roofline_release(struct roofline *r)
+{
+    if (r->kernel)
+        clReleaseKernel(r->kernel);
+    if (r->program)
+        clReleaseProgram(r->program);
+    if (r->sink)
+        clReleaseMemObject(r->sink);
+    free(r);
+}
+
+struct roofline *roofline_create(clfold_context *ctx, bool cpu_shape)
+{
+    cl_context cl = clfold_cl_context(ctx);
+    cl_device_id device = clfold_device(ctx);
+    const char *text = SOURCE;
+    cl_uint units = 1;
+    cl_int err;
+    struct roofline *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return NULL;
+    r->queue = clfold_queue(ctx);
+    clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+    r->work_items = cpu_shape ? 4 * (size_t)units : (size_t)units * 2048;
+    r->vector_bytes = cpu_shape ? 64 : 16;
+    r->program = clCreateProgramWithSource(cl, 1, &text, NULL, &err);
+    if (err == CL_SUCCESS)
+        err = clBuildProgram(r->program, 1, &device, "", NULL, NULL);
+    if (err == CL_SUCCESS)
+        r->kernel = clCreateKernel(r->program, cpu_shape ? "read_cpu" : "read_gpu", &err);
+    if (err == CL_SUCCESS)
+        r->sink = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, sizeof(cl_uint), NULL, &err);
+    if (err != CL_SUCCESS) {
+        roofline_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+void roofline_destroy(struct roofline *r)
+{
+    if (r != NULL)
+        roofline_release(r);
+}
+
+double roofline_read_ms(struct roofline *r, cl_mem buffer, size_t bytes)
+{
+    cl_ulong vectors = bytes / r->vector_bytes, start = 0, end = 0;
+    size_t global = r->work_items, local = r->vector_bytes == 16 ? 256 : 1;
+    cl_event event = NULL;
+    double ms = -1;
+    if (vectors == 0)
+        return -1;
+    if (r->vector_bytes == 16 && global > (vectors + local - 1) / local * local)
+        global = (vectors + local - 1) / local * local;
+    if (clSetKernelArg(r->kernel, 0, sizeof buffer, &buffer) != CL_SUCCESS ||
+        clSetKernelArg(r->kernel, 1, sizeof vectors, &vectors) != CL_SUCCESS ||
+        clSetKernelArg(r->kernel, 2, sizeof r->sink, &r->sink) != CL_SUCCESS ||
+        clEnqueueNDRangeKernel(r->queue, r->kernel, 1, NULL, &global, &local, 0, NULL, &event) !=
+            CL_SUCCESS)
+        return -1;
+    if (clWaitForEvents(1, &event) == CL_SUCCESS &&
+        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
+            CL_SUCCESS)
+        ms = (double)(end - start) * 1e-6;
+    clReleaseEvent(event);
+    return ms;
+}
