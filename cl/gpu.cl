@@ -153,18 +153,12 @@ inline ACC_T group_fold(ACC_T value, __local ACC_T *scratch)
 #endif
 
 /*
- * Elements [offset, offset + head) and the last ones that make no whole
- * vector are folded one by one; the `vectors` vectors from element
- * offset + head, aligned to VEC elements, go through the unrolled loop.
+ * This work-item's share of in[offset .. offset + n): its vectors, UNROLL
+ * loads in flight, then its part of the unaligned head and of the tail that
+ * makes no whole vector, one element at a time.
  */
-__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
-void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out, ulong head)
+inline ACC_T fold_slice(__global const IN_T *in, ulong offset, ulong n, ulong head)
 {
-#if GROUP_SHUFFLE
-    __local ACC_T scratch[BLOCK_SIZE / 32];
-#else
-    __local ACC_T scratch[BLOCK_SIZE];
-#endif
     const size_t id = get_global_id(0), threads = get_global_size(0);
     const size_t vectors = (n - head) / VEC;
     const size_t first = offset + head;
@@ -178,14 +172,28 @@ void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *
     }
     for (; v < vectors; v += threads)
         run = fold_vector(run, in, first + v * VEC);
-    /* The unaligned head and the tail that makes no whole vector. */
     const size_t tail = head + vectors * VEC;
     for (size_t j = id; j < head; j += threads)
         run = run_fold(run, load_in(in, offset + j));
     for (size_t j = id; j < n - tail; j += threads)
         run = run_fold(run, load_in(in, offset + tail + j));
+    return run_value(run);
+}
 
-    const ACC_T value = group_fold(run_value(run), scratch);
+/*
+ * Elements [offset, offset + head) and the last ones that make no whole
+ * vector are folded one by one; the `vectors` vectors from element
+ * offset + head, aligned to VEC elements, go through the unrolled loop.
+ */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
+void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out, ulong head)
+{
+#if GROUP_SHUFFLE
+    __local ACC_T scratch[BLOCK_SIZE / 32];
+#else
+    __local ACC_T scratch[BLOCK_SIZE];
+#endif
+    const ACC_T value = group_fold(fold_slice(in, offset, n, head), scratch);
     if (get_local_id(0) == 0)
         out[get_group_id(0)] = value;
 }
@@ -209,27 +217,8 @@ void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global AC
     __local ACC_T scratch[BLOCK_SIZE];
 #endif
     __local uint last;
-    const size_t id = get_global_id(0), threads = get_global_size(0);
-    const size_t vectors = (n - head) / VEC;
-    const size_t first = offset + head;
     const uint tid = get_local_id(0), groups = get_num_groups(0);
-    run_t run = run_start();
-
-    size_t v = id;
-    for (; v + (UNROLL - 1) * threads < vectors; v += UNROLL * threads) {
-#pragma unroll
-        for (int u = 0; u < UNROLL; u++)
-            run = fold_vector(run, in, first + (v + u * threads) * VEC);
-    }
-    for (; v < vectors; v += threads)
-        run = fold_vector(run, in, first + v * VEC);
-    const size_t tail = head + vectors * VEC;
-    for (size_t j = id; j < head; j += threads)
-        run = run_fold(run, load_in(in, offset + j));
-    for (size_t j = id; j < n - tail; j += threads)
-        run = run_fold(run, load_in(in, offset + tail + j));
-
-    ACC_T value = group_fold(run_value(run), scratch);
+    ACC_T value = group_fold(fold_slice(in, offset, n, head), scratch);
     if (tid == 0) {
         partials[get_group_id(0)] = value;
         asm volatile("fence.acq_rel.gpu;" ::: "memory");

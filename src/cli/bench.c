@@ -12,29 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include "commands.h"
 #include "output.h"
 #include "reference.h"
+#include "timing.h"
 #include "roofline.h"
 
 #define MAX_RUNS 30
 #define TIME_BUDGET_S 0.5
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /*
  * The bench's data, which every peer reproduces: element i is (i % 1000) /

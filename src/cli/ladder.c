@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
 #include "output.h"
 #include "reference.h"
+#include "timing.h"
 
 #define MAX_RUNS 10
 #define TIME_BUDGET_S 1.5
@@ -50,19 +50,6 @@ static const struct {
 };
 
 #define N_STEPS (sizeof STEPS / sizeof STEPS[0])
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* splitmix64: a small generator whose every output bit is good. */
 static uint64_t next_random(uint64_t *state)
