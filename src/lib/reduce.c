@@ -77,12 +77,20 @@ cleanup:
  * (measured on an H200 with bench/nv_probe.c), so clfold tries the launch
  * and lets the driver decide.
  */
+/* The work-group limit the driver reports for `kernel` (SIZE_MAX if it says nothing). */
+static size_t reported_limit(const clfold_context *ctx, cl_kernel kernel)
+{
+    size_t reported = 0;
+    if (clGetKernelWorkGroupInfo(kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof reported,
+                                 &reported, NULL) != CL_SUCCESS)
+        return SIZE_MAX;
+    return reported;
+}
+
 static clfold_status refused_block(clfold_context *ctx, cl_kernel kernel, const struct plan *plan,
                                    cl_int err)
 {
-    size_t reported = 0;
-    clGetKernelWorkGroupInfo(kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof reported,
-                             &reported, NULL);
+    size_t reported = reported_limit(ctx, kernel);
     return fail(ctx, CLFOLD_ERROR_INVALID_BLOCK_SIZE,
                 "%s cannot run %zu work-items per group on %s (%s; the driver reports at most %zu)",
                 plan->entry, plan->block, ctx->caps.name, clfold_status_string((clfold_status)err),
@@ -125,7 +133,8 @@ static clfold_status launch(clfold_context *ctx, const struct plan *plan,
     }
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &plan->block, 0,
                                         NULL, &log->events[log->count]);
-    if (err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES) {
+    if (err == CL_INVALID_WORK_GROUP_SIZE ||
+        (err == CL_OUT_OF_RESOURCES && plan->block > reported_limit(ctx, kernel))) {
         status = refused_block(ctx, kernel, plan, err);
         goto cleanup;
     }
@@ -257,7 +266,8 @@ static clfold_status run_atomic(clfold_context *ctx, const struct plan *plan, cl
              ctx->caps.name);
     widened_identity(acc, op, value, &value_size);
     CHECK(ensure_scratch(ctx, 0, value_size));
-    CHECK_CL(clEnqueueWriteBuffer(ctx->queue, ctx->scratch[0], CL_FALSE, 0, value_size, value, 0,
+    /* Blocking: `value` lives on this stack frame, which a failure below would leave. */
+    CHECK_CL(clEnqueueWriteBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, value_size, value, 0,
                                   NULL, NULL),
              "clEnqueueWriteBuffer (identity)");
     CHECK(launch(ctx, plan, config, input, offset, count, ctx->scratch[0],
