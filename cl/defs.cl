@@ -265,6 +265,23 @@ inline ACC_T fold_tail(__local ACC_T *sdata, uint tid, uint block)
 }
 
 /*
+ * A work-group's whole tree: on entry sdata[0 .. block) holds one value per
+ * work-item; every level above the last 64 values halves them with a
+ * barrier, then fold_tail finishes. Work-item 0 gets the group's value.
+ * `block` is a compile-time constant for K6, K7 and the GPU shape, where
+ * the loop unrolls completely; K5 passes its run-time work-group size.
+ */
+inline ACC_T fold_tree(__local ACC_T *sdata, uint tid, uint block)
+{
+    for (uint s = block / 2; s > 32; s >>= 1) {
+        if (tid < s)
+            sdata[tid] = combine(sdata[tid], sdata[tid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return fold_tail(sdata, tid, block);
+}
+
+/*
  * A work-item's sequential run (K7's grid-stride loop). A float sum carries a
  * Neumaier compensation, so that a run of thousands of values loses no more
  * than one rounding: run_value() is within 2 ulp of the run's exact sum.

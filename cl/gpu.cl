@@ -142,13 +142,7 @@ inline ACC_T group_fold(ACC_T value, __local ACC_T *scratch)
     const uint tid = get_local_id(0);
     scratch[tid] = value;
     barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-    for (uint s = BLOCK_SIZE / 2; s > 32; s >>= 1) {
-        if (tid < s)
-            scratch[tid] = combine(scratch[tid], scratch[tid + s]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    return fold_tail(scratch, tid, BLOCK_SIZE);
+    return fold_tree(scratch, tid, BLOCK_SIZE);
 }
 #endif
 

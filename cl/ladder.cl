@@ -109,12 +109,7 @@ __kernel void reduce_k5(__global const IN_T *in, ulong offset, ulong n,
 
     sdata[tid] = load_pair(in, offset, n, block);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = block / 2; s > 32; s >>= 1) {
-        if (tid < s)
-            sdata[tid] = combine(sdata[tid], sdata[tid + s]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const ACC_T value = fold_tail(sdata, tid, block);
+    const ACC_T value = fold_tree(sdata, tid, block);
     if (tid == 0)
         out[get_group_id(0)] = value;
 }

@@ -2,23 +2,12 @@
  * unrolled.cl: steps 6 and 7 of Harris's ladder. BLOCK_SIZE is a
  * compile-time constant (the host passes -DBLOCK_SIZE, the stand-in for his
  * template parameter), so the local array is static and every level of the
- * tree unrolls, with the branches on BLOCK_SIZE folded away.
+ * tree (fold_tree in defs.cl) unrolls, with the branches on BLOCK_SIZE
+ * folded away.
  */
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256
 #endif
-
-/* All levels above the last 64 values, fully unrolled; then the tail. */
-inline ACC_T fold_unrolled(__local ACC_T *sdata, uint tid)
-{
-#pragma unroll
-    for (uint s = BLOCK_SIZE / 2; s > 32; s >>= 1) {
-        if (tid < s)
-            sdata[tid] = combine(sdata[tid], sdata[tid + s]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    return fold_tail(sdata, tid, BLOCK_SIZE);
-}
 
 /* K6: K5 with the block size known at compile time. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
@@ -33,7 +22,7 @@ void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *o
         value = combine(value, load_in(in, offset + i + BLOCK_SIZE));
     sdata[tid] = value;
     barrier(CLK_LOCAL_MEM_FENCE);
-    value = fold_unrolled(sdata, tid);
+    value = fold_tree(sdata, tid, BLOCK_SIZE);
     if (tid == 0)
         out[get_group_id(0)] = value;
 }
@@ -61,7 +50,7 @@ void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *o
     ACC_T value = run_value(run);
     sdata[tid] = value;
     barrier(CLK_LOCAL_MEM_FENCE);
-    value = fold_unrolled(sdata, tid);
+    value = fold_tree(sdata, tid, BLOCK_SIZE);
     if (tid == 0)
         out[get_group_id(0)] = value;
 }

@@ -57,12 +57,8 @@ static bool append_atomic_flags(const struct clfold_context *ctx, char *buf, siz
                                 clfold_type acc)
 {
     const struct type_info *info = type_info(acc);  /* atomics never use pairs */
-    const char *atom = info->size == 8 ? info->cl_name
-                     : info->size == 4 ? info->cl_name
-                     : info->is_signed ? "int" : "uint";
+    const char *atom = info->size >= 4 ? info->cl_name : info->is_signed ? "int" : "uint";
     bool ok = append(buf, cap, " -DATOM_T=%s", atom);
-    if (ctx->caps.inline_ptx)
-        ok = ok && append(buf, cap, " -DINLINE_PTX=1");
     if (info->size == 8)
         ok = ok && append(buf, cap, " -DATOM_64=1 -DHAS_INT64_EXTENDED_ATOMICS=%d",
                           ctx->caps.has_int64_extended_atomics ? 1 : 0);
@@ -97,7 +93,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DACCS=%u", config->accs);
     if (config->unroll != 0)
         ok = ok && append(buf, cap, " -DUNROLL=%u", config->unroll);
-    if (config->unroll != 0 && ctx->caps.inline_ptx)
+    /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences. */
+    if (ctx->caps.inline_ptx && (config->atomic || config->unroll != 0))
         ok = ok && append(buf, cap, " -DINLINE_PTX=1");
     return ok;
 }
