@@ -4,8 +4,9 @@
 KIND is reduction_kernel (pyopencl.reduction.ReductionKernel) or array_sum
 (pyopencl.array.sum). Runs on the first device whose name contains $CLFOLD_DEVICE
 (default: the first CPU device, as POCL on CI), sums the bench's data (element i
-is (i % 1000) / 1000 for float, i % 1000 - 500 for int32), and prints one JSON
-object per size: {"peer", "type", "n", "best_ms", "median_ms", "result"}, the time
+is (i % 1000) / 1000 for float and double, i % 1000 - 500 for int32, i % 100 - 50
+for int8; integer sums are 64-bit, as clfold's; any other type is refused), and
+prints one JSON object per size: {"peer", "type", "n", "best_ms", "median_ms", "result"}, the time
 being one call with its result on the host (wall clock, best after warm-up).
 Needs python3-pyopencl and python3-numpy (Debian), so run it with /usr/bin/python3.
 """
@@ -22,6 +23,14 @@ from pyopencl.reduction import ReductionKernel
 
 RUNS = 15
 
+# TYPE: (element dtype, its OpenCL C name, the sum's dtype, the data from k = arange(n))
+TYPES = {
+    "float": (np.float32, "float", np.float32, lambda k: (k % 1000) / 1000),
+    "double": (np.float64, "double", np.float64, lambda k: (k % 1000) / 1000),
+    "int32": (np.int32, "int", np.int64, lambda k: k % 1000 - 500),
+    "int8": (np.int8, "char", np.int64, lambda k: k % 100 - 50),
+}
+
 
 def device():
     want = os.environ.get("CLFOLD_DEVICE", "").lower()
@@ -33,20 +42,23 @@ def device():
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in ("reduction_kernel", "array_sum"):
-        raise SystemExit("usage: pyopencl_peer.py reduction_kernel|array_sum float|int32 N...")
+    if len(sys.argv) < 4 or sys.argv[1] not in ("reduction_kernel", "array_sum") \
+            or sys.argv[2] not in TYPES:
+        raise SystemExit("usage: pyopencl_peer.py reduction_kernel|array_sum "
+                         + "|".join(TYPES) + " N...")
     kind, dtype = sys.argv[1], sys.argv[2]
+    np_type, c_type, out_type, values = TYPES[dtype]
     ctx = cl.Context([device()])
     queue = cl.CommandQueue(ctx)
-    np_type, c_type = (np.float32, "float") if dtype == "float" else (np.int32, "int")
-    out_type = np.float32 if dtype == "float" else np.int64
     rk = ReductionKernel(ctx, out_type, neutral="0", reduce_expr="a+b", map_expr="x[i]",
                          arguments=f"__global const {c_type} *x")
     for n in map(int, sys.argv[3:]):
-        k = np.arange(n, dtype=np.int64) % 1000
-        host = (k / 1000).astype(np.float32) if dtype == "float" else (k - 500).astype(np.int32)
+        host = values(np.arange(n, dtype=np.int64)).astype(np_type)
         x = cla.to_device(queue, host)
-        call = (lambda: rk(x).get()) if kind == "reduction_kernel" else (lambda: cla.sum(x).get())
+        if kind == "reduction_kernel":
+            call = lambda: rk(x).get()  # noqa: E731
+        else:
+            call = lambda: cla.sum(x, dtype=out_type).get()  # noqa: E731
         for _ in range(2):
             result = call()
         times = []

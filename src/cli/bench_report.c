@@ -130,7 +130,11 @@ void bench_run_peer(const char *command, const struct bench_plan *plan, struct b
         while (fgets(line, sizeof line, pipe) != NULL &&
                results->n_peers < sizeof results->peers / sizeof results->peers[0]) {
             struct peer_row *row = &results->peers[results->n_peers];
+            char type[32];
             json_text(line, "peer", row->peer, sizeof row->peer);
+            json_text(line, "type", type, sizeof type);
+            if (strcmp(type, clfold_type_name(plan->types[t])) != 0)
+                continue; /* a peer's row of another type is never compared with this one */
             row->type = plan->types[t];
             row->n = (size_t)json_number(line, "n");
             row->best_ms = json_number(line, "best_ms");
