@@ -177,7 +177,9 @@ struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_
     size_t most = 4 * (size_t)ctx->caps.compute_units;
     size_t wanted = divide_up(count, (size_t)64 * 1024);
     launch.work_items = wanted < 1 ? 1 : wanted > most ? most : wanted;
-    launch.chunk = divide_up(divide_up(count, launch.work_items), lanes) * lanes;
+    /* Whole blocks of the kernel's streams (8 vectors per block at most): only the last work-item has a tail. */
+    size_t block = lanes * 8;
+    launch.chunk = divide_up(divide_up(count, launch.work_items), block) * block;
     launch.work_items = divide_up(count, launch.chunk);
     return launch;
 }
