@@ -150,6 +150,23 @@ cleanup:
     return exit_status;
 }
 
+/*
+ * Whether the auto path reads this device as a CPU, as the library decides
+ * it (CLFOLD_AUTO_SHAPE included): asked by one small reduction of the first
+ * type, whose kernel the bench builds anyway. The roofline reads as it does.
+ */
+static bool auto_takes_cpu_shape(clfold_context *ctx, clfold_type type, const struct device_summary *device)
+{
+    static const unsigned char zeros[4096 * sizeof(double)];
+    unsigned char value[16];
+    clfold_run_info info;
+    if (clfold_set_kernel(ctx, CLFOLD_AUTO, 0) == CLFOLD_SUCCESS &&
+        clfold_reduce_host(ctx, zeros, 4096, type, CLFOLD_SUM, value) == CLFOLD_SUCCESS &&
+        clfold_last_run(ctx, &info) == CLFOLD_SUCCESS && info.path != NULL)
+        return strcmp(info.path, "cpu") == 0;
+    return strcmp(device->type, "CPU") == 0;
+}
+
 int command_bench(const struct cli_args *args)
 {
     struct bench_plan plan;
@@ -163,9 +180,7 @@ int command_bench(const struct cli_args *args)
     if ((exit_status = open_context(args, &ctx)) != EXIT_OK)
         return exit_status;
     describe_device(clfold_device(ctx), &device);
-    const char *forced = getenv("CLFOLD_AUTO_SHAPE");
-    bool cpu_shape = forced != NULL ? strcmp(forced, "cpu") == 0 : strcmp(device.type, "CPU") == 0;
-    roofline = roofline_create(ctx, cpu_shape);
+    roofline = roofline_create(ctx, auto_takes_cpu_shape(ctx, plan.types[0], &device));
     for (size_t t = 0; t < plan.n_types && exit_status != EXIT_BAD_INPUT; t++) {
         int status = bench_type(ctx, roofline, &plan, plan.types[t], &results);
         exit_status = status > exit_status ? status : exit_status;
