@@ -228,7 +228,12 @@ CLFOLD_API const char *clfold_last_build_options(const clfold_context *ctx);
 /* The name of any status, clfold's or OpenCL's ("CL_OUT_OF_RESOURCES"). */
 CLFOLD_API const char *clfold_status_string(clfold_status status);
 
-/* What went wrong in the last failed call on this context, in words; "" if nothing. */
+/*
+ * What went wrong in the last failed call on this context, in words; "" if
+ * nothing. With ctx NULL: what the calling thread's last clfold_create* said
+ * (which device selector matched nothing, which OpenCL call failed), "" if it
+ * succeeded; valid until this thread's next clfold_create*.
+ */
 CLFOLD_API const char *clfold_last_error(const clfold_context *ctx);
 
 #ifdef __cplusplus

@@ -89,10 +89,20 @@ static void test_create(void)
         ctx = (clfold_context *)&ctx; /* must be overwritten with NULL */
         EXPECT_STATUS(NULL, clfold_create(&ctx, missing[i]), CLFOLD_ERROR_DEVICE_NOT_FOUND);
         EXPECT(ctx == NULL, "failed clfold_create(\"%s\") left ctx non-NULL", missing[i]);
+        /* With no context to ask, the thread's last create says why. */
+        EXPECT(strstr(clfold_last_error(NULL), missing[i]) != NULL,
+               "clfold_last_error(NULL) after clfold_create(\"%s\"): \"%s\"", missing[i],
+               clfold_last_error(NULL));
     }
+    EXPECT_STATUS(NULL, clfold_create(&ctx, NULL), CLFOLD_SUCCESS);
+    EXPECT(clfold_last_error(NULL)[0] == '\0', "a successful create left \"%s\"",
+           clfold_last_error(NULL));
+    clfold_destroy(ctx);
 
     /* Nowhere to put the context: refused, not created and leaked. */
     EXPECT_STATUS(NULL, clfold_create(NULL, NULL), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(strstr(clfold_last_error(NULL), "NULL") != NULL, "clfold_create(NULL, NULL) said \"%s\"",
+           clfold_last_error(NULL));
     clfold_destroy(NULL);
     EXPECT(strcmp(clfold_version_string(), "0.1.0") == 0 && CLFOLD_VERSION_MAJOR == 0 &&
                CLFOLD_VERSION_MINOR == 1 && CLFOLD_VERSION_PATCH == 0,
@@ -129,6 +139,10 @@ static void test_user_queue(cl_device_id device, cl_command_queue_properties pro
     cl_uint before = 0, after = 0;
     clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof before, &before, NULL);
     EXPECT_STATUS(ctx, clfold_create_with_queue(NULL, queue), CLFOLD_ERROR_INVALID_ARGUMENT);
+    clfold_context *refused = NULL;
+    EXPECT_STATUS(ctx, clfold_create_with_queue(&refused, NULL), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(refused == NULL && strstr(clfold_last_error(NULL), "queue") != NULL,
+           "clfold_create_with_queue(&ctx, NULL) said \"%s\"", clfold_last_error(NULL));
     clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof after, &after, NULL);
     EXPECT(after == before, "refused clfold_create_with_queue(NULL, q) left the queue retained "
            "(%u -> %u references)", before, after);
@@ -253,13 +267,17 @@ static void test_null_pointers(clfold_context *ctx)
                   CLFOLD_ERROR_INVALID_ARGUMENT);
     EXPECT(clfold_last_error(ctx)[0] != '\0', "NULL result without a message");
     expect_usable(ctx, "NULL pointers");
+    /* Calls without a context are refused and leave the thread's create message alone. */
+    char create_message[256];
+    snprintf(create_message, sizeof create_message, "%s", clfold_last_error(NULL));
     EXPECT_STATUS(NULL, clfold_reduce_host(NULL, data, 10, CLFOLD_INT32, CLFOLD_SUM, &sum),
                   CLFOLD_ERROR_INVALID_ARGUMENT);
     EXPECT_STATUS(NULL, clfold_reduce_buffer(NULL, buffer, 0, 10, CLFOLD_INT32, CLFOLD_SUM, &sum),
                   CLFOLD_ERROR_INVALID_ARGUMENT);
     EXPECT_STATUS(NULL, clfold_set_kernel(NULL, CLFOLD_K3, 0), CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT(clfold_last_error(NULL)[0] == '\0' && clfold_last_build_options(NULL)[0] == '\0',
-           "NULL context: last error and options must be \"\"");
+    EXPECT(strcmp(clfold_last_error(NULL), create_message) == 0 &&
+               clfold_last_build_options(NULL)[0] == '\0',
+           "NULL context: the create message must stay and the options be \"\"");
     EXPECT(clfold_cl_context(NULL) == NULL && clfold_queue(NULL) == NULL &&
                clfold_device(NULL) == NULL,
            "accessors of a NULL context must give NULL");

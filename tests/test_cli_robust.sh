@@ -191,6 +191,8 @@ expect_usage_error "$clfold" ladder -d 99:0 -n 10
 expect_usage_error "$clfold" ladder -d 0:99 -n 10
 expect_usage_error "$clfold" reduce -d 99:0 "$work/good.npy"
 expect_message 'no OpenCL device matches "99:0"'
+expect_usage_error env CLFOLD_DEVICE=no-such-device "$clfold" reduce "$work/good.npy"
+expect_message 'no OpenCL device matches "no-such-device", the selector in CLFOLD_DEVICE'
 expect_usage_error "$clfold" reduce "$work/good.npy" "$work/good.npy"
 expect_usage_error "$clfold" reduce --op=nand "$work/good.npy"
 expect_usage_error "$clfold" devices --format csv

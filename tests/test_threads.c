@@ -161,6 +161,15 @@ static void *own_context(void *arg)
     struct worker *w = arg;
     clfold_context *ctx = NULL;
     pthread_barrier_wait(w->start); /* all create their contexts at once */
+    /* First a create that fails: each thread reads its own reason. */
+    char missing[48];
+    snprintf(missing, sizeof missing, "no-such-device-in-thread-%d", w->index);
+    if (clfold_create(&ctx, missing) != CLFOLD_ERROR_DEVICE_NOT_FOUND ||
+        strstr(clfold_last_error(NULL), missing) == NULL) {
+        w->failures++;
+        fprintf(stderr, "thread %d: clfold_last_error(NULL) after a failed create: \"%s\"\n",
+                w->index, clfold_last_error(NULL));
+    }
     clfold_status status = clfold_create(&ctx, NULL);
     if (status != CLFOLD_SUCCESS) {
         w->failures++;

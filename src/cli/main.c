@@ -115,24 +115,25 @@ int report_failure(const clfold_context *ctx, clfold_status status, const char *
 int open_context(const struct cli_args *args, clfold_context **ctx)
 {
     clfold_status status = clfold_create(ctx, args->device);
-    if (status == CLFOLD_ERROR_DEVICE_NOT_FOUND && args->device != NULL) {
-        char shown[128];
-        size_t n = 0;
-        for (; args->device[n] != '\0' && n + 1 < sizeof shown; n++) /* one line, whatever -d says */
-            shown[n] = (unsigned char)args->device[n] < 0x20 || args->device[n] == 0x7f
-                           ? '?' : args->device[n];
-        shown[n] = '\0';
-        cli_error("no OpenCL device matches \"%s\" (see clfold devices)", shown);
-        return EXIT_BAD_INPUT;
-    }
-    if (status == CLFOLD_ERROR_DEVICE_NOT_FOUND) {
-        cli_error("no OpenCL device found (is an OpenCL driver such as POCL installed, and can it "
-                  "start? POCL needs a writable cache: $POCL_CACHE_DIR or ~/.cache/pocl)");
-        return EXIT_BAD_INPUT;
-    }
-    if (status != CLFOLD_SUCCESS)
+    if (status == CLFOLD_SUCCESS)
+        return EXIT_OK;
+    if (status != CLFOLD_ERROR_DEVICE_NOT_FOUND)
         return report_failure(NULL, status, "creating the OpenCL context");
-    return EXIT_OK;
+    /* The library's words (which selector, from -d or CLFOLD_DEVICE), on one line. */
+    char said[256];
+    const char *message = clfold_last_error(NULL);
+    size_t n = 0;
+    for (; message[n] != '\0' && n + 1 < sizeof said; n++)
+        said[n] = (unsigned char)message[n] < 0x20 || message[n] == 0x7f ? '?' : message[n];
+    said[n] = '\0';
+    const char *selector = args->device != NULL ? args->device : getenv("CLFOLD_DEVICE");
+    if (selector != NULL && selector[0] != '\0')
+        cli_error("%s%s (see clfold devices)", said,
+                  args->device == NULL ? ", the selector in CLFOLD_DEVICE" : "");
+    else
+        cli_error("%s (is an OpenCL driver such as POCL installed, and can it start? POCL needs a "
+                  "writable cache: $POCL_CACHE_DIR or ~/.cache/pocl)", said);
+    return EXIT_BAD_INPUT;
 }
 
 int main(int argc, char **argv)

@@ -31,14 +31,34 @@ static clfold_status context_alloc(clfold_context **ctx)
     return CLFOLD_SUCCESS;
 }
 
+/*
+ * The end of both clfold_create*: a failed context is released and its
+ * message kept for clfold_last_error(NULL).
+ */
+static clfold_status finish_create(clfold_context **out, clfold_context *ctx, clfold_status status)
+{
+    if (status == CLFOLD_SUCCESS) {
+        keep_create_error("");
+    } else {
+        keep_create_error(ctx != NULL && ctx->last_error != NULL ? ctx->last_error
+                                                                   : clfold_status_string(status));
+        clfold_destroy(ctx);
+        ctx = NULL;
+    }
+    *out = ctx;
+    return status;
+}
+
 clfold_status clfold_create(clfold_context **out, const char *selector)
 {
     clfold_status status = CLFOLD_SUCCESS;
     clfold_context *ctx = NULL;
     cl_int err;
 
-    if (out == NULL)
+    if (out == NULL) {
+        keep_create_error("the context pointer is NULL");
         return CLFOLD_ERROR_INVALID_ARGUMENT;
+    }
     CHECK(context_alloc(&ctx));
     CHECK(device_select(ctx, selector, &ctx->device));
     ctx->cl = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &err);
@@ -47,12 +67,7 @@ clfold_status clfold_create(clfold_context **out, const char *selector)
     CHECK_CL(err, "clCreateCommandQueue");
     CHECK(device_read_caps(ctx));
 cleanup:
-    if (status != CLFOLD_SUCCESS) {
-        clfold_destroy(ctx);
-        ctx = NULL;
-    }
-    *out = ctx;
-    return status;
+    return finish_create(out, ctx, status);
 }
 
 clfold_status clfold_create_with_queue(clfold_context **out, cl_command_queue queue)
@@ -62,8 +77,10 @@ clfold_status clfold_create_with_queue(clfold_context **out, cl_command_queue qu
     cl_context cl = NULL;
     cl_command_queue_properties properties = 0;
 
-    if (out == NULL)
+    if (out == NULL) {
+        keep_create_error("the context pointer is NULL");
         return CLFOLD_ERROR_INVALID_ARGUMENT;
+    }
     CHECK(context_alloc(&ctx));
     if (queue == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "queue is NULL");
@@ -84,12 +101,7 @@ clfold_status clfold_create_with_queue(clfold_context **out, cl_command_queue qu
     ctx->queue = queue;
     CHECK(device_read_caps(ctx));
 cleanup:
-    if (status != CLFOLD_SUCCESS) {
-        clfold_destroy(ctx);
-        ctx = NULL;
-    }
-    *out = ctx;
-    return status;
+    return finish_create(out, ctx, status);
 }
 
 void clfold_destroy(clfold_context *ctx)

@@ -66,6 +66,9 @@ clfold_status fail(clfold_context *ctx, clfold_status status, const char *format
 #endif
     ;
 
+/* What clfold_last_error(NULL) returns on this thread from now on ("" after a success). */
+void keep_create_error(const char *message);
+
 /* Forgets the last error: called at the start of every public entry point. */
 void clear_error(clfold_context *ctx);
 

@@ -44,6 +44,7 @@
 
 /* status.c */
 #define clear_error clfold_internal_clear_error
+#define keep_create_error clfold_internal_keep_create_error
 #define fail clfold_internal_fail
 
 /* types.c (this also renames the tag `struct type_info`, consistently) */

@@ -84,9 +84,22 @@ void clear_error(clfold_context *ctx)
     ctx->last_error = NULL;
 }
 
+/*
+ * What the calling thread's last clfold_create* said: a failed one has no
+ * context to keep it in. Per thread, so threads creating contexts at once
+ * read their own; cut at CREATE_ERROR_BYTES - 1 bytes.
+ */
+#define CREATE_ERROR_BYTES 1024
+static _Thread_local char create_error[CREATE_ERROR_BYTES];
+
+void keep_create_error(const char *message)
+{
+    snprintf(create_error, sizeof create_error, "%s", message);
+}
+
 const char *clfold_last_error(const clfold_context *ctx)
 {
-    if (ctx == NULL || ctx->last_error == NULL)
-        return "";
-    return ctx->last_error;
+    if (ctx == NULL)
+        return create_error;
+    return ctx->last_error != NULL ? ctx->last_error : "";
 }
