@@ -61,6 +61,21 @@ inline float half_bits_to_float(uint bits)
 #define FOLD_VEC CONCAT(FOLD, VEC)
 #define HALF_TO_ACC(bits) TO_ACC(half_bits_to_float(bits))
 
+/*
+ * A compensated float sum (defs.cl's run_t) takes a vector's values added
+ * pairwise, (v0 + v1) + (v2 + v3) ..., in one compensated step: a Neumaier
+ * step is nine operations, which in fp64 (accuracy fp64 on float data) made
+ * the loop compute-bound. The pairwise sum costs log2(VEC) levels of the
+ * (L + 4) u A bound, which a work-item's run leaves free (it has a whole
+ * vector only when n is at least VEC times the grid).
+ */
+#define PAIRWISE_VECTOR (OP == OP_SUM && ACC_FLOAT && !ACC_COMPENSATED && VEC >= 2)
+#define PAIR2(v, CONVERT) (CONVERT((v).s0) + CONVERT((v).s1))
+#define PAIR4(v, CONVERT) (PAIR2((v).s01, CONVERT) + PAIR2((v).s23, CONVERT))
+#define PAIR8(v, CONVERT) (PAIR4((v).s0123, CONVERT) + PAIR4((v).s4567, CONVERT))
+#define PAIR16(v, CONVERT) (PAIR8((v).s01234567, CONVERT) + PAIR8((v).s89abcdef, CONVERT))
+#define PAIR_VEC CONCAT(PAIR, VEC)
+
 /* Integer sums of 8- or 16-bit elements: no vector of them overflows an int. */
 #define SMALL_INT_SUM (OP == OP_SUM && !ACC_FLOAT && !IN_IS_ACC && VEC >= 8)
 
@@ -91,7 +106,11 @@ inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
 #elif IN_HALF
     /* 16 bytes of halves as raw bits in one load, converted in registers. */
     const CONCAT(ushort, VEC) bits = CONCAT(as_ushort, VEC)(*(__global const uint4 *)(in + element));
+#if PAIRWISE_VECTOR
+    run = run_fold(run, PAIR_VEC(convert_uint8(bits), HALF_TO_ACC));
+#else
     FOLD_VEC(run, convert_uint8(bits), HALF_TO_ACC);
+#endif
 #elif SMALL_INT_SUM
     /*
      * 8- and 16-bit sums: the vector's 16 or 8 values add up exactly in 32
@@ -102,7 +121,11 @@ inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
 #else
     /* A 16-byte load: the host only asks for vectors at aligned elements. */
     const VIN_T values = *(__global const VIN_T *)(in + element);
+#if PAIRWISE_VECTOR
+    run = run_fold(run, PAIR_VEC(values, TO_ACC));
+#else
     FOLD_VEC(run, values, TO_ACC);
+#endif
 #endif
     return run;
 }
