@@ -68,8 +68,9 @@ install_package() {
     [ "$kind" = static ] && shared=OFF
     prefix=$tmp/prefix-$kind
     step "$kind: build and install to $prefix"
+    # Release, as a distribution builds it: -O3's warnings are errors too.
     quiet "$kind-configure" cmake -S "$root" -B "$builds/$kind" -DBUILD_SHARED_LIBS=$shared \
-        -DCLFOLD_WERROR=ON -DCLFOLD_BUILD_TESTS=OFF -DCLFOLD_BUILD_EXAMPLES=OFF
+        -DCMAKE_BUILD_TYPE=Release -DCLFOLD_WERROR=ON -DCLFOLD_BUILD_TESTS=OFF -DCLFOLD_BUILD_EXAMPLES=OFF
     quiet "$kind-build" cmake --build "$builds/$kind" -j "$jobs"
     quiet "$kind-install" cmake --install "$builds/$kind" --prefix "$prefix"
     libdir=$prefix/$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$builds/$kind/CMakeCache.txt")

@@ -489,8 +489,8 @@ int npy_read_memory(const void *bytes, size_t size, const char *name, struct npy
 {
     const struct report report = {name != NULL ? name : "<memory>", err, err_cap};
     const unsigned char *b = bytes != NULL ? bytes : (const unsigned char *)"";
-    struct preamble pre;
-    struct layout lay;
+    struct preamble pre = {0}; /* gcc -O3 cannot see that check_version sets it first */
+    struct layout lay = {0};
 
     if (out == NULL || (bytes == NULL && size > 0))
         return fail(&report, "npy_read_memory: NULL buffer or output array");
@@ -633,8 +633,8 @@ int npy_read_file(const char *path, struct npy_array *out, char *err, size_t err
     const struct report whom = {path != NULL ? path : "(null)", err, err_cap};
     const struct report *report = &whom;
     struct source src = {NULL, false, 0};
-    struct preamble pre;
-    struct layout lay;
+    struct preamble pre = {0}; /* gcc -O3 cannot see that check_version sets it first */
+    struct layout lay = {0};
     char *header = NULL;
 
     if (path == NULL || out == NULL)
