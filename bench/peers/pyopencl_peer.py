@@ -2,7 +2,7 @@
 """pyopencl_peer.py KIND TYPE N...: a PyOpenCL peer of `clfold bench`.
 
 KIND is reduction_kernel (pyopencl.reduction.ReductionKernel) or array_sum
-(pyopencl.array.sum). Runs on the first device whose name contains $CLFOLD_DEVICE
+(pyopencl.array.sum). Runs on the first device whose name or platform's name contains $CLFOLD_DEVICE
 (default: the first CPU device, as POCL on CI), sums the bench's data (element i
 is (i % 1000) / 1000 for float and double, i % 1000 - 500 for int32, i % 100 - 50
 for int8; integer sums are 64-bit, as clfold's; any other type is refused), and
@@ -36,7 +36,8 @@ def device():
     want = os.environ.get("CLFOLD_DEVICE", "").lower()
     for platform in cl.get_platforms():
         for dev in platform.get_devices():
-            if (want and want in dev.name.lower()) or (not want and dev.type & cl.device_type.CPU):
+            named = want and want in f"{dev.name} {platform.name}".lower()
+            if named or (not want and dev.type & cl.device_type.CPU):
                 return dev
     return cl.get_platforms()[0].get_devices()[0]
 
