@@ -3,8 +3,9 @@
  * plainest kernel that reads every byte of a buffer once (the roofline of
  * the performance seed). `clfold bench` reports its reductions as a
  * percentage of it. The kernel has the two shapes of clfold's auto path: a
- * grid stride of 16-byte loads for GPUs, one contiguous chunk per work-item
- * for CPUs, read as four streams as cl/cpu.cl reads it. It xors what it reads and writes only if the xor hits a value
+ * grid stride of 16-byte loads for GPUs, four in flight per work-item as
+ * cl/gpu.cl keeps them, and one contiguous chunk per work-item for CPUs, read
+ * as four streams as cl/cpu.cl reads it. It xors what it reads and writes only if the xor hits a value
  * that no input produces, so the compiler keeps every load.
  */
 #include "roofline.h"
@@ -15,10 +16,19 @@
 static const char SOURCE[] =
     "__kernel void read_gpu(__global const uint4 *in, ulong vectors, __global uint *out)\n"
     "{\n"
-    "    uint4 x = (uint4)(0);\n"
-    "    for (size_t i = get_global_id(0); i < vectors; i += get_global_size(0))\n"
-    "        x ^= in[i];\n"
-    "    if ((x.x ^ x.y ^ x.z ^ x.w) == 0x9e3779b9u)\n"
+    "    const size_t stride = get_global_size(0);\n"
+    "    uint4 a = (uint4)(0), b = (uint4)(0), c = (uint4)(0), d = (uint4)(0);\n"
+    "    size_t i = get_global_id(0);\n"
+    "    for (; i + 3 * stride < vectors; i += 4 * stride) {\n"
+    "        a ^= in[i];\n"
+    "        b ^= in[i + stride];\n"
+    "        c ^= in[i + 2 * stride];\n"
+    "        d ^= in[i + 3 * stride];\n"
+    "    }\n"
+    "    for (; i < vectors; i += stride)\n"
+    "        a ^= in[i];\n"
+    "    a ^= b ^ c ^ d;\n"
+    "    if ((a.x ^ a.y ^ a.z ^ a.w) == 0x9e3779b9u)\n"
     "        out[0] = 1;\n"
     "}\n"
     "__kernel void read_cpu(__global const uint16 *in, ulong vectors, __global uint *out)\n"
