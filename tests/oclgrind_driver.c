@@ -6,7 +6,8 @@
  * takes over the whole tree; 128 adds a level above it) for int32 sum, float
  * min, uint32 xor, half max, int8 and, uint16 min, int64 prod and double sum
  * (the atomic kernel's 32-bit, widened and 64-bit paths); every result is
- * compared exactly with the host reference. Exit status 1 on any mismatch.
+ * compared exactly with the host reference; the auto path also sums 3001
+ * uint8 and int16 values from an odd offset. Exit status 1 on any mismatch.
  *
  * Usage: oclgrind_driver [--kernel NAME | NAME]...   (default: all eight)
  */
@@ -73,6 +74,37 @@ static void run_kernel(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
     }
 }
 
+/*
+ * The auto path's 8- and 16-bit sums add blocks of 16 vectors of 16 values
+ * in 32 bits (cl/cpu.cl): they need more elements than the cases above
+ * before that loop runs, and an odd offset makes its loads unaligned.
+ */
+static void run_auto_small_int_sums(clfold_context *ctx, test_rng *rng)
+{
+    const clfold_type types[] = {CLFOLD_UINT8, CLFOLD_INT16};
+    const size_t n = 3001, offset = 1;
+    uint64_t data[1000]; /* 8000 bytes: n + offset elements of either type */
+    cl_int err;
+    EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_AUTO, 0), CLFOLD_SUCCESS);
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        size_t size = clfold_type_size(types[t]);
+        fill_integers(data, sizeof data / size, types[t], CLFOLD_SUM, rng);
+        cl_mem buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       sizeof data, data, &err);
+        EXPECT(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+        reference_value got, want;
+        memset(&got, 0xa5, sizeof got);
+        clfold_status status = clfold_reduce_buffer(ctx, buffer, offset, n, types[t], CLFOLD_SUM, &got);
+        EXPECT(status == CLFOLD_SUCCESS, "auto %s sum: %s: %s", clfold_type_name(types[t]),
+               clfold_status_string(status), clfold_last_error(ctx));
+        reference_reduce((const unsigned char *)data + offset * size, n, types[t], CLFOLD_SUM, &want,
+                         NULL);
+        EXPECT(status != CLFOLD_SUCCESS || got.i64 == want.i64, "auto %s sum of %zu from %zu: %lld, want %lld",
+               clfold_type_name(types[t]), n, offset, (long long)got.i64, (long long)want.i64);
+        clReleaseMemObject(buffer);
+    }
+}
+
 int main(int argc, char **argv)
 {
     clfold_kernel chosen[N_KERNELS];
@@ -95,8 +127,11 @@ int main(int argc, char **argv)
     clfold_context *ctx = test_context();
     if (ctx == NULL)
         return 1;
-    for (size_t k = 0; k < n_chosen; k++)
+    for (size_t k = 0; k < n_chosen; k++) {
         run_kernel(ctx, chosen[k], &rng);
+        if (chosen[k] == CLFOLD_AUTO)
+            run_auto_small_int_sums(ctx, &rng);
+    }
     clfold_destroy(ctx);
     return test_finish("oclgrind_driver");
 }
