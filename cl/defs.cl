@@ -6,6 +6,7 @@
  * Flags (defaults let the file compile on its own):
  *   IN_T          type stored in the input buffer (int, half, ...)
  *   IN_HALF       1 when IN_T is half: loaded with vload_half
+ *   IN_SIZE       sizeof(IN_T), for the preprocessor (caller's elements only)
  *   IN_IS_ACC     1 when the input holds partial values of an earlier pass
  *   ACC_T         accumulator type, what partial values are stored as
  *   ACC_SCALAR_T  the scalar type of ACC_T (ACC_T itself unless compensated)
@@ -26,6 +27,9 @@
 #endif
 #ifndef IN_HALF
 #define IN_HALF 0
+#endif
+#ifndef IN_SIZE
+#define IN_SIZE 4
 #endif
 #ifndef ACC_T
 #define ACC_T int

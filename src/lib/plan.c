@@ -161,14 +161,17 @@ size_t plan_groups(const struct plan *plan, size_t count, unsigned vec)
 
 /*
  * Vectors of 64 bytes (one AVX-512 register, two AVX2 ones), at most 16
- * lanes; four accumulators, so that four additions are in flight. Enough
- * work-items to keep every compute unit busy four times over, none with fewer
- * than 64 Ki values, so that a chunk streams well past the cost of a launch.
+ * lanes; four accumulators, so that four additions are in flight. Sums of
+ * 8- and 16-bit integers add in 32-bit lanes (cl/cpu.cl), so they take 16
+ * lanes though their accumulators are 64-bit. Enough work-items to keep
+ * every compute unit busy four times over, none with fewer than 64 Ki
+ * values, so that a chunk streams well past the cost of a launch.
  */
-struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_t acc_size)
+struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_t acc_size,
+                                  bool small_int_sum)
 {
     struct cpu_launch launch = {.vec = 16, .accs = 4};
-    size_t scalar = acc_size;
+    size_t scalar = small_int_sum ? 4 : acc_size;
     if (ctx->accuracy == CLFOLD_ACCURACY_COMPENSATED && acc_size >= 8)
         scalar = acc_size / 2; /* a pair's lanes hold its scalars */
     while (launch.vec > 2 && launch.vec * scalar > 64)
@@ -177,8 +180,8 @@ struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_
     size_t most = 4 * (size_t)ctx->caps.compute_units;
     size_t wanted = divide_up(count, (size_t)64 * 1024);
     launch.work_items = wanted < 1 ? 1 : wanted > most ? most : wanted;
-    /* Whole blocks of the kernel's streams (8 vectors per block at most): only the last work-item has a tail. */
-    size_t block = lanes * 8;
+    /* Whole blocks of the kernel's streams (16 vectors per block at most): only the last work-item has a tail. */
+    size_t block = lanes * 16;
     launch.chunk = divide_up(divide_up(count, launch.work_items), block) * block;
     launch.work_items = divide_up(count, launch.chunk);
     return launch;

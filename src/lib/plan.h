@@ -32,8 +32,12 @@ struct cpu_launch {
     size_t chunk;
 };
 
-/* How the CPU shape splits `count` values with accumulators of `acc_size` bytes. */
-struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_t acc_size);
+/*
+ * How the CPU shape splits `count` values with accumulators of `acc_size`
+ * bytes; small_int_sum: a sum of 8- or 16-bit integers.
+ */
+struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_t acc_size,
+                                  bool small_int_sum);
 
 /* Resolves the context's kernel and block size. */
 clfold_status plan_make(clfold_context *ctx, struct plan *plan);

@@ -46,7 +46,8 @@ static bool append_input_flags(char *buf, size_t cap, const struct build_config 
 {
     if (config->in_partials)
         return append(buf, cap, " -DIN_T=%s -DIN_IS_ACC=1", acc_name);
-    bool ok = append(buf, cap, " -DIN_T=%s", type_info(config->in)->cl_name);
+    const struct type_info *in = type_info(config->in);
+    bool ok = append(buf, cap, " -DIN_T=%s -DIN_SIZE=%zu", in->cl_name, in->size);
     if (config->in == CLFOLD_HALF)
         ok = ok && append(buf, cap, " -DIN_HALF=1");
     return ok;
