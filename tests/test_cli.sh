@@ -143,6 +143,12 @@ grep -q 'fake 1.5000 ms' "$work/out" || fail "bench --peer: the peer's row is mi
 if command -v gnuplot >/dev/null 2>&1; then
     expect_status 0 "$clfold" bench --sizes 1000,2000 --plot "$work/plot.png"
     [ "$(head -c 4 "$work/plot.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "bench --plot wrote no PNG"
+    # A saved run, drawn later (bench/plot_json.py), peer included.
+    "$clfold" bench --sizes 1000,2000 --peer "$work/peer.sh" --format json >"$work/run.json" 2>/dev/null
+    python3 "$(dirname "$0")/../bench/plot_json.py" "$work/run.json" "$work/saved.png" ||
+        fail "plot_json.py failed on a bench JSON"
+    [ "$(head -c 4 "$work/saved.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ] ||
+        fail "plot_json.py wrote no PNG"
 fi
 expect_usage_error "$clfold" bench --sizes 12abc
 expect_usage_error "$clfold" bench --sizes 2^20:2^10
