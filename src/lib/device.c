@@ -159,6 +159,12 @@ clfold_status device_read_caps(clfold_context *ctx)
     GET_INFO(CL_DEVICE_MAX_MEM_ALLOC_SIZE, caps->max_alloc_size);
     GET_INFO(CL_DEVICE_MEM_BASE_ADDR_ALIGN, caps->base_align_bytes);
     caps->base_align_bytes /= 8; /* OpenCL gives it in bits */
+    GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, caps->preferred_int_lanes[0]);
+    GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, caps->preferred_int_lanes[1]);
+    GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, caps->preferred_int_lanes[2]);
+    GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, caps->preferred_int_lanes[3]);
+    GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, caps->preferred_float_lanes);
+    GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, caps->preferred_double_lanes);
     CHECK_CL(clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size),
              "CL_DEVICE_EXTENSIONS");
     extensions = malloc(size + 1);

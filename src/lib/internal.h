@@ -32,6 +32,9 @@ struct device_caps {
     cl_ulong local_mem_size;
     cl_ulong max_alloc_size;
     cl_uint base_align_bytes;    /* every buffer starts on such a boundary */
+    /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_*: lanes of char, short, int, long, then float, double */
+    cl_uint preferred_int_lanes[4];
+    cl_uint preferred_float_lanes, preferred_double_lanes;
 };
 
 struct clfold_context {

@@ -160,22 +160,37 @@ size_t plan_groups(const struct plan *plan, size_t count, unsigned vec)
 }
 
 /*
- * Vectors of 64 bytes (one AVX-512 register, two AVX2 ones), at most 16
- * lanes; four accumulators, so that four additions are in flight. Sums of
- * 8- and 16-bit integers add in 32-bit lanes (cl/cpu.cl), so they take 16
- * lanes though their accumulators are 64-bit. Enough work-items to keep
- * every compute unit busy four times over, none with fewer than 64 Ki
- * values, so that a chunk streams well past the cost of a launch.
+ * Lanes of the device's preferred vector of `lane` (what the kernel adds
+ * in: the accumulator's scalar, or int for 8- and 16-bit sums), as a power
+ * of two from 2 to 16. A device that prefers none gets 64 bytes' worth (one
+ * AVX-512 register, two AVX2 ones).
  */
-struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_t acc_size,
-                                  bool small_int_sum)
+static unsigned preferred_lanes(const clfold_context *ctx, const struct type_info *lane)
 {
-    struct cpu_launch launch = {.vec = 16, .accs = 4};
-    size_t scalar = small_int_sum ? 4 : acc_size;
-    if (ctx->accuracy == CLFOLD_ACCURACY_COMPENSATED && acc_size >= 8)
-        scalar = acc_size / 2; /* a pair's lanes hold its scalars */
-    while (launch.vec > 2 && launch.vec * scalar > 64)
-        launch.vec /= 2;
+    const struct device_caps *caps = &ctx->caps;
+    unsigned size_log2 = lane->size == 1 ? 0 : lane->size == 2 ? 1 : lane->size == 4 ? 2 : 3;
+    cl_uint wanted = lane->float_bits == 32   ? caps->preferred_float_lanes
+                   : lane->float_bits == 64   ? caps->preferred_double_lanes
+                   : lane->float_bits == 0    ? caps->preferred_int_lanes[size_log2]
+                                              : 0; /* half: POCL and NVIDIA prefer none */
+    if (wanted < 2)
+        wanted = 64 / (cl_uint)lane->size;
+    unsigned lanes = 2;
+    while (lanes < 16 && lanes * 2 <= wanted)
+        lanes *= 2;
+    return lanes;
+}
+
+/*
+ * The device's preferred vectors, four accumulators, so that four additions
+ * are in flight. Enough work-items to keep every compute unit busy four
+ * times over, none with fewer than 64 Ki values, so that a chunk streams
+ * well past the cost of a launch.
+ */
+struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count,
+                                  const struct type_info *lane)
+{
+    struct cpu_launch launch = {.vec = preferred_lanes(ctx, lane), .accs = 4};
     size_t lanes = (size_t)launch.vec * launch.accs;
     size_t most = 4 * (size_t)ctx->caps.compute_units;
     size_t wanted = divide_up(count, (size_t)64 * 1024);

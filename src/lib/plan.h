@@ -33,11 +33,12 @@ struct cpu_launch {
 };
 
 /*
- * How the CPU shape splits `count` values with accumulators of `acc_size`
- * bytes; small_int_sum: a sum of 8- or 16-bit integers.
+ * How the CPU shape splits `count` values that its kernel adds in lanes of
+ * `lane`: the accumulator's scalar (a pair's too), or int for the 32-bit
+ * blocks of 8- and 16-bit sums.
  */
-struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count, size_t acc_size,
-                                  bool small_int_sum);
+struct cpu_launch plan_cpu_launch(const clfold_context *ctx, size_t count,
+                                  const struct type_info *lane);
 
 /* Resolves the context's kernel and block size. */
 clfold_status plan_make(clfold_context *ctx, struct plan *plan);

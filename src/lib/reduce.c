@@ -293,7 +293,8 @@ static clfold_status run_cpu(clfold_context *ctx, const struct plan *plan, cl_me
     size_t acc_size = accumulator_size(&first->acc);
     const struct type_info *in = type_info(first->in);
     bool small_int_sum = first->op == CLFOLD_SUM && in->float_bits == 0 && in->size <= 2;
-    struct cpu_launch shape = plan_cpu_launch(ctx, count, acc_size, small_int_sum);
+    struct cpu_launch shape =
+        plan_cpu_launch(ctx, count, type_info(small_int_sum ? CLFOLD_INT32 : first->acc.scalar));
     struct build_config config = *first;
     unsigned char *values = NULL;
     cl_kernel kernel = NULL;
