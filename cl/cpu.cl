@@ -20,9 +20,12 @@
  * of the (L + 4) u A bound, which the lanes' short trees leave free: a work-item
  * with a whole block has at least SUM_BLOCK * LANES values.
  *
+ * 8- and 16-bit sums add blocks of vectors in 32-bit lanes and widen them
+ * to the 64-bit accumulator once per block (SMALL_INT_SUM below).
+ *
  * Flags, besides defs.cl's: VEC, the lanes of an accumulator vector (2, 4,
- * 8 or 16: one or two of the CPU's vector registers); ACCS, accumulators per
- * work-item.
+ * 8 or 16: the device's preferred width of the type the lanes add in, see
+ * plan_cpu_launch); ACCS, accumulators per work-item.
  */
 #ifndef VEC
 #define VEC 8
@@ -162,13 +165,15 @@ inline void lanes_values(lanes_t lanes, ACC_T *values) { VSTORE(lanes, 0, values
 /*
  * Sums of 8- and 16-bit integers: a block of SUM_BLOCK vectors adds up
  * exactly in 32-bit lanes (16 values under 2^16 each), widened to the 64-bit
- * accumulator once per block: a quarter of the work of widening every value.
+ * accumulator once per block instead of value by value.
  */
 #define SMALL_INT_SUM (OP == OP_SUM && !ACC_FLOAT && !IN_IS_ACC && !IN_HALF && IN_SIZE <= 2)
 
 /*
- * Vectors summed plainly, pairwise, before one compensated fold: only at
- * the default accuracy, as a (sum, carry) pair must see every value.
+ * SUM_BLOCK: the vectors combined before one fold into an accumulator. 16
+ * for small-integer sums (in 32 bits); 8 for float sums at the default
+ * accuracy (pairwise, then one compensated step; at the compensated
+ * accuracy a (sum, carry) pair must see every value); else 1.
  */
 #if SMALL_INT_SUM
 #define SUM_BLOCK 16
