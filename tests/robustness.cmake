@@ -66,7 +66,7 @@ endif()
 # The command-line parser on its own (host only; CI runs it under valgrind too).
 if(CLFOLD_BUILD_RUNNER)
   add_executable(test_args test_args.c)
-  target_link_libraries(test_args PRIVATE clfold_cli_parts)
+  target_link_libraries(test_args PRIVATE clfold_cli_parts clfold_reference)
   target_compile_options(test_args PRIVATE ${CLFOLD_WARNINGS})
   clfold_add_test(args 60 "cli;quick;robustness" test_args)
 endif()

@@ -10,19 +10,7 @@
 #include <string.h>
 
 #include "args.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        checks++;                                                              \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            fprintf(stderr, "%s:%d: FAILED (%s): ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
-    } while (0)
+#include "util.h"
 
 #define MAX_WORDS 16
 
@@ -48,7 +36,7 @@ static int parse(struct cli_args *args, char *err, size_t cap, const char *first
 #define ACCEPT(args, ...)                                                               \
     do {                                                                                \
         char err_[256] = "";                                                            \
-        CHECK(parse(args, err_, sizeof err_, __VA_ARGS__, (const char *)NULL) == 0,     \
+        EXPECT(parse(args, err_, sizeof err_, __VA_ARGS__, (const char *)NULL) == 0,     \
               "refused: %s", err_);                                                     \
     } while (0)
 
@@ -58,7 +46,7 @@ static int parse(struct cli_args *args, char *err, size_t cap, const char *first
         struct cli_args a_;                                                             \
         char err_[256] = "";                                                            \
         int rc_ = parse(&a_, err_, sizeof err_, __VA_ARGS__, (const char *)NULL);       \
-        CHECK(rc_ == -1 && strstr(err_, needle) != NULL && strchr(err_, '\n') == NULL,  \
+        EXPECT(rc_ == -1 && strstr(err_, needle) != NULL && strchr(err_, '\n') == NULL,  \
               "%s: rc %d, reason \"%s\" (want \"%s\")", #__VA_ARGS__, rc_, err_, needle); \
     } while (0)
 
@@ -66,44 +54,44 @@ static void test_accepted(void)
 {
     struct cli_args a;
     ACCEPT(&a, "ladder");
-    CHECK(a.command == CMD_LADDER && a.n == (size_t)1 << 22 && a.type == CLFOLD_INT32 &&
+    EXPECT(a.command == CMD_LADDER && a.n == (size_t)1 << 22 && a.type == CLFOLD_INT32 &&
               a.op == CLFOLD_SUM && a.block == 0 && a.format == FORMAT_TABLE && !a.verbose &&
               a.device == NULL,
           "ladder defaults");
     ACCEPT(&a, "ladder", "-d", "0:0", "-n", "2^12", "-t", "float", "-o", "max", "-b", "64",
            "--accuracy", "compensated", "--format=csv", "-v");
-    CHECK(a.device != NULL && strcmp(a.device, "0:0") == 0 && a.n == 4096 &&
+    EXPECT(a.device != NULL && strcmp(a.device, "0:0") == 0 && a.n == 4096 &&
               a.type == CLFOLD_FLOAT && a.op == CLFOLD_MAX && a.block == 64 &&
               a.accuracy == CLFOLD_ACCURACY_COMPENSATED && a.format == FORMAT_CSV && a.verbose,
           "ladder with every option");
     ACCEPT(&a, "ladder", "--count=12345", "--type=UINT8", "--op", "XOR", "--block=1");
-    CHECK(a.n == 12345 && a.type == CLFOLD_UINT8 && a.op == CLFOLD_XOR && a.block == 1,
+    EXPECT(a.n == 12345 && a.type == CLFOLD_UINT8 && a.op == CLFOLD_XOR && a.block == 1,
           "long options, names in capitals");
     ACCEPT(&a, "ladder", "-n", "18446744073709551615");
-    CHECK(a.n == SIZE_MAX, "-n SIZE_MAX: %zu", a.n);
+    EXPECT(a.n == SIZE_MAX, "-n SIZE_MAX: %zu", a.n);
     ACCEPT(&a, "ladder", "-n", "2^31");
-    CHECK(a.n == (size_t)1 << 31, "-n 2^31: %zu", a.n);
+    EXPECT(a.n == (size_t)1 << 31, "-n 2^31: %zu", a.n);
     ACCEPT(&a, "reduce", "-k", "k6", "--kernel=atomic", "file.npy");
-    CHECK(a.command == CMD_REDUCE && a.kernel == CLFOLD_ATOMIC && a.file != NULL &&
+    EXPECT(a.command == CMD_REDUCE && a.kernel == CLFOLD_ATOMIC && a.file != NULL &&
               strcmp(a.file, "file.npy") == 0,
           "reduce: the last -k wins, the file is kept");
     ACCEPT(&a, "reduce", "-");
-    CHECK(a.file != NULL && strcmp(a.file, "-") == 0, "a lone '-' is a file name");
+    EXPECT(a.file != NULL && strcmp(a.file, "-") == 0, "a lone '-' is a file name");
     ACCEPT(&a, "reduce", "--help");
-    CHECK(a.help && a.file == NULL, "reduce --help needs no file");
+    EXPECT(a.help && a.file == NULL, "reduce --help needs no file");
     ACCEPT(&a, "devices", "--format", "json");
-    CHECK(a.command == CMD_DEVICES && a.format == FORMAT_JSON, "devices --format json");
+    EXPECT(a.command == CMD_DEVICES && a.format == FORMAT_JSON, "devices --format json");
     ACCEPT(&a, "--version");
-    CHECK(a.version && a.command == CMD_NONE, "--version");
+    EXPECT(a.version && a.command == CMD_NONE, "--version");
     ACCEPT(&a, "-h");
-    CHECK(a.help && a.command == CMD_NONE, "-h");
+    EXPECT(a.help && a.command == CMD_NONE, "-h");
 }
 
 static void test_refused(void)
 {
     struct cli_args a;
     char err[256] = "";
-    CHECK(parse(&a, err, sizeof err, (const char *)NULL) == -1 && strstr(err, "no command") != NULL,
+    EXPECT(parse(&a, err, sizeof err, (const char *)NULL) == -1 && strstr(err, "no command") != NULL,
           "no words: \"%s\"", err);
     REFUSE("unknown command \"\"", "");
     REFUSE("unknown command \"frobnicate\"", "frobnicate");
@@ -150,13 +138,13 @@ static void test_counts(void)
                 {"4294967296", (size_t)1 << 32}};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         size_t value = 12345;
-        CHECK(cli_parse_count(good[i].text, &value) == 0 && value == good[i].value,
+        EXPECT(cli_parse_count(good[i].text, &value) == 0 && value == good[i].value,
               "\"%s\": %zu", good[i].text, value);
     }
     size_t value = 12345;
-    CHECK(cli_parse_count(NULL, &value) == -1 && value == 12345, "NULL");
-    CHECK(cli_parse_count("2^64", &value) == -1 && value == 12345, "2^64");
-    CHECK(cli_parse_count("18446744073709551616", &value) == -1 && value == 12345, "2^64 in digits");
+    EXPECT(cli_parse_count(NULL, &value) == -1 && value == 12345, "NULL");
+    EXPECT(cli_parse_count("2^64", &value) == -1 && value == 12345, "2^64");
+    EXPECT(cli_parse_count("18446744073709551616", &value) == -1 && value == 12345, "2^64 in digits");
 }
 
 /* Reasons are cut to the buffer and stay terminated. */
@@ -165,7 +153,7 @@ static void test_small_buffer(void)
     struct cli_args a;
     char err[8];
     memset(err, 'x', sizeof err);
-    CHECK(parse(&a, err, sizeof err, "frobnicate", (const char *)NULL) == -1 &&
+    EXPECT(parse(&a, err, sizeof err, "frobnicate", (const char *)NULL) == -1 &&
               memchr(err, '\0', sizeof err) != NULL,
           "an 8-byte buffer");
 }
@@ -176,6 +164,5 @@ int main(void)
     test_refused();
     test_counts();
     test_small_buffer();
-    printf("test_args: %d checks, %d failed\n", checks, failures);
-    return failures == 0 ? 0 : 1;
+    return test_finish("test_args");
 }

@@ -15,18 +15,7 @@
 
 #include "clfold.h"
 #include "npy.h"
-
-static int failures = 0;
-
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "%s:%d: FAILED (%s): ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
+#include "util.h"
 
 struct image {
     unsigned char *bytes;
@@ -82,17 +71,17 @@ static void expect_ok(struct image img, clfold_type type, size_t count, const vo
     struct npy_array arr;
     size_t bytes = count * clfold_type_size(type);
     int rc = npy_read_memory(img.bytes, img.size, label, &arr, err, sizeof err);
-    CHECK(rc == 0, "%s: rejected: %s", label, err);
+    EXPECT(rc == 0, "%s: rejected: %s", label, err);
     if (rc == 0) {
-        CHECK(arr.type == type, "%s: type %d, expected %d", label, (int)arr.type, (int)type);
-        CHECK(arr.count == count, "%s: count %zu, expected %zu", label, arr.count, count);
-        CHECK((count == 0) == (arr.data == NULL), "%s: data pointer %p for count %zu", label,
+        EXPECT(arr.type == type, "%s: type %d, expected %d", label, (int)arr.type, (int)type);
+        EXPECT(arr.count == count, "%s: count %zu, expected %zu", label, arr.count, count);
+        EXPECT((count == 0) == (arr.data == NULL), "%s: data pointer %p for count %zu", label,
               arr.data, arr.count);
         if (arr.count == count && count > 0 && data != NULL)
-            CHECK(memcmp(arr.data, data, bytes) == 0, "%s: data differs", label);
+            EXPECT(memcmp(arr.data, data, bytes) == 0, "%s: data differs", label);
     }
     npy_free(&arr);
-    CHECK(arr.data == NULL && arr.count == 0, "%s: npy_free did not empty the array", label);
+    EXPECT(arr.data == NULL && arr.count == 0, "%s: npy_free did not empty the array", label);
     free(img.bytes);
 }
 
@@ -110,13 +99,13 @@ static void expect_simple(const char *descr, const char *shape, size_t count, cl
 static void check_refusal(int rc, const struct npy_array *arr, const char *err, const char *name,
                           const char *needle, const char *label)
 {
-    CHECK(rc == -1, "%s: accepted, expected a refusal mentioning \"%s\"", label, needle);
-    CHECK(err[0] != '\0', "%s: empty message", label);
-    CHECK(strchr(err, '\n') == NULL, "%s: message has a newline: %s", label, err);
-    CHECK(strncmp(err, name, strlen(name)) == 0, "%s: message does not start with the name: %s",
+    EXPECT(rc == -1, "%s: accepted, expected a refusal mentioning \"%s\"", label, needle);
+    EXPECT(err[0] != '\0', "%s: empty message", label);
+    EXPECT(strchr(err, '\n') == NULL, "%s: message has a newline: %s", label, err);
+    EXPECT(strncmp(err, name, strlen(name)) == 0, "%s: message does not start with the name: %s",
           label, err);
-    CHECK(strstr(err, needle) != NULL, "%s: message lacks \"%s\": %s", label, needle, err);
-    CHECK(arr->data == NULL && arr->count == 0, "%s: output not empty after failure", label);
+    EXPECT(strstr(err, needle) != NULL, "%s: message lacks \"%s\": %s", label, needle, err);
+    EXPECT(arr->data == NULL && arr->count == 0, "%s: output not empty after failure", label);
 }
 
 static void expect_fail(struct image img, const char *needle, const char *label)
@@ -174,8 +163,8 @@ static void test_dtypes(void)
     char err[256] = "";
     struct image img = make_npy(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (5,)}", i32,
                                 sizeof i32);
-    CHECK(npy_read_memory(img.bytes, img.size, "i32", &arr, err, sizeof err) == 0, "%s", err);
-    CHECK(arr.count == 5 && ((int32_t *)arr.data)[0] == INT32_MIN &&
+    EXPECT(npy_read_memory(img.bytes, img.size, "i32", &arr, err, sizeof err) == 0, "%s", err);
+    EXPECT(arr.count == 5 && ((int32_t *)arr.data)[0] == INT32_MIN &&
               ((int32_t *)arr.data)[4] == INT32_MAX, "int32 values");
     npy_free(&arr);
     free(img.bytes);
@@ -312,9 +301,9 @@ static void test_size_refusals(void)
     img.size -= 4;
     char err[256] = "";
     struct npy_array arr;
-    CHECK(npy_read_memory(img.bytes, img.size, "data.npy", &arr, err, sizeof err) == -1,
+    EXPECT(npy_read_memory(img.bytes, img.size, "data.npy", &arr, err, sizeof err) == -1,
           "truncated");
-    CHECK(strcmp(err, "data.npy: truncated: header says 1000 elements of 4 bytes, file has 3996 "
+    EXPECT(strcmp(err, "data.npy: truncated: header says 1000 elements of 4 bytes, file has 3996 "
                       "bytes of data") == 0, "truncated message: %s", err);
     free(img.bytes);
 
@@ -393,16 +382,16 @@ static void test_error_buffer(void)
     struct npy_array arr;
     char small[8];
     memset(small, 'x', sizeof small);
-    CHECK(npy_read_memory(img.bytes, img.size, "in.npy", &arr, small, sizeof small) == -1, "small");
-    CHECK(memchr(small, '\0', sizeof small) != NULL && strcmp(small, "in.npy:") == 0,
+    EXPECT(npy_read_memory(img.bytes, img.size, "in.npy", &arr, small, sizeof small) == -1, "small");
+    EXPECT(memchr(small, '\0', sizeof small) != NULL && strcmp(small, "in.npy:") == 0,
           "small buffer: %.8s", small);
-    CHECK(npy_read_memory(img.bytes, img.size, "in.npy", &arr, NULL, 0) == -1, "no buffer");
+    EXPECT(npy_read_memory(img.bytes, img.size, "in.npy", &arr, NULL, 0) == -1, "no buffer");
     char err[128] = "";
-    CHECK(npy_read_memory(img.bytes, img.size, NULL, &arr, err, sizeof err) == -1, "no name");
-    CHECK(strncmp(err, "<memory>: ", 10) == 0, "no name: %s", err);
-    CHECK(npy_read_memory(NULL, 10, "x", &arr, err, sizeof err) == -1, "NULL bytes");
-    CHECK(npy_read_memory(img.bytes, img.size, "x", NULL, err, sizeof err) == -1, "NULL out");
-    CHECK(npy_read_file(NULL, &arr, err, sizeof err) == -1, "NULL path");
+    EXPECT(npy_read_memory(img.bytes, img.size, NULL, &arr, err, sizeof err) == -1, "no name");
+    EXPECT(strncmp(err, "<memory>: ", 10) == 0, "no name: %s", err);
+    EXPECT(npy_read_memory(NULL, 10, "x", &arr, err, sizeof err) == -1, "NULL bytes");
+    EXPECT(npy_read_memory(img.bytes, img.size, "x", NULL, err, sizeof err) == -1, "NULL out");
+    EXPECT(npy_read_file(NULL, &arr, err, sizeof err) == -1, "NULL path");
     npy_free(NULL);
     free(img.bytes);
 }
@@ -419,7 +408,7 @@ static void test_damage(void)
     for (size_t size = 0; size < good.size; size++) {
         err[0] = '\0';
         int rc = npy_read_memory(good.bytes, size, "cut", &arr, err, sizeof err);
-        CHECK(rc == -1 && err[0] != '\0', "prefix of %zu bytes: rc %d", size, rc);
+        EXPECT(rc == -1 && err[0] != '\0', "prefix of %zu bytes: rc %d", size, rc);
     }
     size_t data_at = good.size - 60;
     for (size_t at = 0; at < data_at; at++) {
@@ -428,9 +417,9 @@ static void test_damage(void)
             good.bytes[at] = (unsigned char)value;
             err[0] = '\0';
             int rc = npy_read_memory(good.bytes, good.size, "bent", &arr, err, sizeof err);
-            CHECK(rc == 0 || (rc == -1 && err[0] != '\0' && strchr(err, '\n') == NULL),
+            EXPECT(rc == 0 || (rc == -1 && err[0] != '\0' && strchr(err, '\n') == NULL),
                   "byte %zu = 0x%02x: rc %d, message \"%s\"", at, value, rc, err);
-            CHECK(rc == -1 || arr.count * clfold_type_size(arr.type) <= 60,
+            EXPECT(rc == -1 || arr.count * clfold_type_size(arr.type) <= 60,
                   "byte %zu = 0x%02x: read %zu elements", at, value, arr.count);
             npy_free(&arr);
         }
@@ -462,7 +451,7 @@ static void test_file(void)
 {
     char path[] = "/tmp/test_npy_XXXXXX";
     int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp failed");
+    EXPECT(fd >= 0, "mkstemp failed");
     if (fd < 0)
         return;
     close(fd);
@@ -473,31 +462,31 @@ static void test_file(void)
     const unsigned char *data = img.bytes + img.size - count * 4;
     char err[512] = "";
     struct npy_array arr;
-    CHECK(write_file(path, img.bytes, img.size), "writing %s", path);
-    CHECK(npy_read_file(path, &arr, err, sizeof err) == 0, "file: %s", err);
-    CHECK(arr.type == CLFOLD_FLOAT && arr.count == count && arr.data != NULL &&
+    EXPECT(write_file(path, img.bytes, img.size), "writing %s", path);
+    EXPECT(npy_read_file(path, &arr, err, sizeof err) == 0, "file: %s", err);
+    EXPECT(arr.type == CLFOLD_FLOAT && arr.count == count && arr.data != NULL &&
               memcmp(arr.data, data, count * 4) == 0, "file data differs");
     npy_free(&arr);
 
-    CHECK(write_file(path, img.bytes, img.size - 1), "writing %s", path);
+    EXPECT(write_file(path, img.bytes, img.size - 1), "writing %s", path);
     expect_file_fail(path, "truncated: header says 1048576 elements of 4 bytes, file has 4194303",
                      "truncated file");
     free(img.bytes);
 
     img = make_simple("<u2", "(3,)", 4, 2);
-    CHECK(write_file(path, img.bytes, img.size), "writing %s", path);
+    EXPECT(write_file(path, img.bytes, img.size), "writing %s", path);
     expect_file_fail(path, "2 more bytes", "file with extra bytes");
-    CHECK(write_file(path, img.bytes, 100), "writing %s", path);
+    EXPECT(write_file(path, img.bytes, 100), "writing %s", path);
     expect_file_fail(path, "runs past the end", "file cut in the header");
-    CHECK(write_file(path, img.bytes, 5), "writing %s", path);
+    EXPECT(write_file(path, img.bytes, 5), "writing %s", path);
     expect_file_fail(path, "too short", "file of 5 bytes");
-    CHECK(write_file(path, "", 0), "writing %s", path);
+    EXPECT(write_file(path, "", 0), "writing %s", path);
     expect_file_fail(path, "too short", "empty file");
     free(img.bytes);
 
     img = make_simple("<f4", "(0,)", 0, 4);
-    CHECK(write_file(path, img.bytes, img.size), "writing %s", path);
-    CHECK(npy_read_file(path, &arr, err, sizeof err) == 0 && arr.count == 0 && arr.data == NULL,
+    EXPECT(write_file(path, img.bytes, img.size), "writing %s", path);
+    EXPECT(npy_read_file(path, &arr, err, sizeof err) == 0 && arr.count == 0 && arr.data == NULL,
           "empty array file: %s", err);
     free(img.bytes);
 
@@ -518,10 +507,5 @@ int main(void)
     test_error_buffer();
     test_damage();
     test_file();
-    if (failures != 0) {
-        fprintf(stderr, "test_npy: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_npy: all checks passed\n");
-    return 0;
+    return test_finish("test_npy");
 }
