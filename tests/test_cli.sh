@@ -4,30 +4,7 @@
 # must give exit status 2 and exactly one line on stderr.
 set -u
 clfold=$1 tool=$2 data=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0 checks=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { checks=$((checks + 1)); }
-
-# expect_status STATUS CMD...: runs CMD, checks its exit status; output in $work/out, $work/err.
-expect_status() {
-    local want=$1; shift
-    "$@" >"$work/out" 2>"$work/err"
-    local got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "'$*' exited $got, expected $want"; sed 's/^/    /' "$work/err" | head -5
-    else ok; fi
-}
-
-# expect_usage_error CMD...: exit 2, one line on stderr starting "clfold: ", nothing on stdout.
-expect_usage_error() {
-    expect_status 2 "$@"
-    [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q '^clfold: ' "$work/err" \
-        || fail "'$*': stderr is not one 'clfold: ...' line: $(cat "$work/err")"
-    [ ! -s "$work/out" ] || fail "'$*' wrote to stdout on error"
-}
+. "$(dirname "$0")/cli_checks.sh"
 
 # expect_reduce FILE OP [ARGS...]: clfold reduce prints exactly the reference result.
 expect_reduce() {
@@ -183,5 +160,4 @@ expect_usage_error "$clfold" reduce "$data/numpy_bool.npy"
 expect_usage_error "$clfold" reduce -o xor "$work/float.npy"
 expect_usage_error "$clfold" reduce -d no-such-device "$work/int32.npy"
 
-echo "test_cli: $checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish test_cli

@@ -9,44 +9,13 @@
 #   and to make OpenCL calls fail.
 set -u
 clfold=$1 tool=$2 shim=$3
-work=$(mktemp -d)
-trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
-failures=0 checks=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { checks=$((checks + 1)); }
-
-# run CMD...: output in $work/out and $work/err, exit status in $status.
-run() {
-    "$@" >"$work/out" 2>"$work/err"
-    status=$?
-}
-
-# expect_usage_error CMD...: exit 2, one "clfold: ..." line on stderr, no stdout.
-expect_usage_error() {
-    run "$@"
-    if [ "$status" -ne 2 ]; then
-        fail "'$*' exited $status, expected 2 $( [ "$status" -ge 128 ] && echo "(signal $((status - 128)))")"
-        sed 's/^/    /' "$work/err" | head -5
-    elif [ "$(wc -l <"$work/err")" -ne 1 ] || ! grep -q '^clfold: ' "$work/err"; then
-        fail "'$*': stderr is not one 'clfold: ...' line: $(cat "$work/err")"
-    elif [ -s "$work/out" ]; then
-        fail "'$*' wrote to stdout on error"
-    else
-        ok
-    fi
-}
-
-# expect_message PATTERN: the last command's stderr matches the extended regex.
-expect_message() {
-    if grep -Eq -- "$1" "$work/err"; then ok; else fail "stderr lacks /$1/: $(head -3 "$work/err")"; fi
-}
+. "$(dirname "$0")/cli_checks.sh"
 
 # expect_device_failure CMD...: exit 1, stderr starting with one "clfold: ..." line.
 expect_device_failure() {
     run "$@"
     if [ "$status" -ne 1 ]; then
-        fail "'$*' exited $status, expected 1 $( [ "$status" -ge 128 ] && echo "(signal $((status - 128)))")"
+        fail "'$*' exited $status, expected 1$(signal_note)"
         sed 's/^/    /' "$work/err" | head -5
     elif ! head -1 "$work/err" | grep -q '^clfold: .'; then
         fail "'$*': stderr does not start with a 'clfold: ...' line: $(head -3 "$work/err")"
@@ -277,5 +246,4 @@ if [ "$(id -u)" -ne 0 ] || [ ${#as_other[@]} -gt 0 ]; then
     chmod 700 "$work"
 fi
 
-echo "test_cli_robust: $checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish test_cli_robust
