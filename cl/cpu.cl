@@ -10,8 +10,8 @@
  * sums 15-20% faster). Work-item w writes its chunk's value to out[w]; the
  * host folds those few values pairwise.
  *
- * Float sums are compensated lane by lane (Neumaier, vectorised with
- * select()), so long chunks lose no accuracy: the compiler may not reorder
+ * Float sums are compensated lane by lane (defs.cl's NEUMAIER_ERROR on
+ * vectors), so long chunks lose no accuracy: the compiler may not reorder
  * float additions, so the lanes are explicit. At the default accuracy a
  * lane is compensated once per SUM_BLOCK values, not once per value: the
  * block is added pairwise, plainly, and only its sum goes through Neumaier's
@@ -95,8 +95,7 @@ inline lanes_t lanes_start(void)
 inline lanes_t lanes_fold(lanes_t lanes, VACC_T x)
 {
     const VACC_T s = lanes.sum + x;
-    VACC_T err = select((x - s) + lanes.sum, (lanes.sum - s) + x, fabs(lanes.sum) >= fabs(x));
-    lanes.carry += select((VACC_T)0, err, isfinite(s));
+    lanes.carry += NEUMAIER_ERROR(lanes.sum, x, s, (VACC_T)0);
     lanes.sum = s;
     return lanes;
 }

@@ -111,14 +111,17 @@ inline ACC_T load_in(__global const IN_T *in, size_t i)
 
 #if ACC_FLOAT
 /*
- * Neumaier's rule: the rounding error of a + b, exactly, when both are
- * finite; 0 otherwise, so that an infinity or NaN passes through untouched.
+ * Neumaier's rule for s = a + b: its rounding error, exactly, where s is
+ * finite; ZERO otherwise, so that an infinity or NaN passes through
+ * untouched. For scalars and, lane by lane, for vectors (cl/cpu.cl's
+ * lanes): ?: selects per component when its condition is a vector.
  */
+#define NEUMAIER_ERROR(a, b, s, ZERO) \
+    (isfinite(s) ? (fabs(a) >= fabs(b) ? ((a) - (s)) + (b) : ((b) - (s)) + (a)) : (ZERO))
+
 inline ACC_SCALAR_T sum_error(ACC_SCALAR_T a, ACC_SCALAR_T b, ACC_SCALAR_T s)
 {
-    if (!isfinite(s))
-        return 0;
-    return fabs(a) >= fabs(b) ? (a - s) + b : (b - s) + a;
+    return NEUMAIER_ERROR(a, b, s, (ACC_SCALAR_T)0);
 }
 #endif
 
