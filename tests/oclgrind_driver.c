@@ -111,14 +111,10 @@ int main(int argc, char **argv)
     size_t n_chosen = 0;
     test_rng rng = {UINT64_C(0x6772696e64)};
     for (int i = 1; i < argc; i++) {
-        const char *name = argv[i];
-        if (strcmp(name, "--kernel") == 0 && i + 1 < argc)
-            name = argv[++i];
-        if (n_chosen == N_KERNELS || !parse_kernel(name, &chosen[n_chosen])) {
+        if (!take_kernel_arg(argc, argv, &i, chosen, &n_chosen, N_KERNELS)) {
             fprintf(stderr, "usage: %s [--kernel NAME | NAME]...\n", argv[0]);
             return 2;
         }
-        n_chosen++;
     }
     if (n_chosen == 0) {
         memcpy(chosen, ALL_KERNELS, sizeof chosen);

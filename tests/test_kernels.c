@@ -182,15 +182,11 @@ int main(int argc, char **argv)
     size_t n_chosen = 0;
 
     for (int i = 1; i < argc; i++) {
-        const char *name = argv[i];
-        if (strcmp(name, "--kernel") == 0 && i + 1 < argc)
-            name = argv[++i];
-        if (n_chosen == N_KERNELS || !parse_kernel(name, &chosen[n_chosen])) {
+        if (!take_kernel_arg(argc, argv, &i, chosen, &n_chosen, N_KERNELS)) {
             fprintf(stderr, "usage: %s [--kernel NAME | NAME]...  (auto, k1..k7, atomic)\n",
                     argv[0]);
             return 2;
         }
-        n_chosen++;
     }
     if (n_chosen == 0) {
         memcpy(chosen, ALL_KERNELS, sizeof chosen);

@@ -261,14 +261,11 @@ int main(int argc, char **argv)
             matrix = false;
             continue;
         }
-        if (strcmp(name, "--kernel") == 0 && i + 1 < argc)
-            name = argv[++i];
-        if (n_chosen == N_KERNELS || !parse_kernel(name, &chosen[n_chosen])) {
+        if (!take_kernel_arg(argc, argv, &i, chosen, &n_chosen, N_KERNELS)) {
             fprintf(stderr, "usage: %s [--matrix | --special] [--kernel NAME | NAME]...\n",
                     argv[0]);
             return 2;
         }
-        n_chosen++;
     }
     struct run r = {.ctx = test_context()};
     if (r.ctx == NULL)

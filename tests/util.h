@@ -265,9 +265,21 @@ static inline void print_mismatch(const char *what, clfold_kernel kernel, size_t
 }
 
 /* Parses a kernel name ("k3", "atomic", "auto"); false if unknown. */
-static inline bool parse_kernel(const char *name, clfold_kernel *kernel)
+/*
+ * The test drivers' kernel arguments: takes "--kernel NAME" or "NAME" at
+ * argv[*i] (moving *i past NAME) into chosen[*n_chosen]; false if it names
+ * no kernel or chosen already holds `cap` of them.
+ */
+static inline bool take_kernel_arg(int argc, char **argv, int *i, clfold_kernel *chosen,
+                                   size_t *n_chosen, size_t cap)
 {
-    return clfold_kernel_from_name(name, kernel) == CLFOLD_SUCCESS;
+    const char *name = argv[*i];
+    if (strcmp(name, "--kernel") == 0 && *i + 1 < argc)
+        name = argv[++*i];
+    if (*n_chosen == cap || clfold_kernel_from_name(name, &chosen[*n_chosen]) != CLFOLD_SUCCESS)
+        return false;
+    ++*n_chosen;
+    return true;
 }
 
 #endif /* CLFOLD_TEST_UTIL_H */
