@@ -34,6 +34,27 @@ static const struct {
  * clfold_reduce_buffer, and the reduction that needs the most scratch
  * memory runs first (int32 sum, block 1, n = 1000): the scratch never grows.
  */
+/* One reduction of n elements from `offset` of buffer (a copy of data), exactly against the reference. */
+static void check_reduction(clfold_context *ctx, cl_mem buffer, const void *data, size_t offset,
+                            size_t n, clfold_type type, clfold_op op, clfold_kernel kernel,
+                            size_t block)
+{
+    clfold_type result_type;
+    reference_value got, want;
+    clfold_result_type(type, op, &result_type);
+    memset(&got, 0xa5, sizeof got);
+    clfold_status status = clfold_reduce_buffer(ctx, buffer, offset, n, type, op, &got);
+    EXPECT(status == CLFOLD_SUCCESS, "kernel=%s block=%zu n=%zu offset=%zu: %s: %s",
+           clfold_kernel_name(kernel), block, n, offset, clfold_status_string(status),
+           clfold_last_error(ctx));
+    reference_reduce((const unsigned char *)data + offset * clfold_type_size(type), n, type, op,
+                     &want, NULL);
+    bool same = status == CLFOLD_SUCCESS && reference_equal(&got, &want, result_type);
+    EXPECT(same || status != CLFOLD_SUCCESS, "result differs from the reference");
+    if (!same && status == CLFOLD_SUCCESS)
+        print_mismatch("oclgrind", kernel, block, n, type, op, &got, &want, result_type);
+}
+
 static void run_kernel(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
 {
     const size_t blocks[] = {1, 4, 32, 64, 128};
@@ -41,9 +62,8 @@ static void run_kernel(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
     uint64_t data[1000];
     cl_int err;
     for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
-        clfold_type type = CASES[c].type, result_type;
+        clfold_type type = CASES[c].type;
         clfold_op op = CASES[c].op;
-        clfold_result_type(type, op, &result_type);
         if (type == CLFOLD_DOUBLE)
             fill_small(data, 1000, type, rng); /* exact sums */
         else if (type == CLFOLD_FLOAT || type == CLFOLD_HALF)
@@ -55,20 +75,8 @@ static void run_kernel(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
         EXPECT(err == CL_SUCCESS, "clCreateBuffer: %d", err);
         for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
             EXPECT_STATUS(ctx, clfold_set_kernel(ctx, kernel, blocks[b]), CLFOLD_SUCCESS);
-            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-                reference_value got, want;
-                memset(&got, 0xa5, sizeof got);
-                clfold_status status = clfold_reduce_buffer(ctx, buffer, 0, sizes[s], type, op, &got);
-                EXPECT(status == CLFOLD_SUCCESS, "kernel=%s block=%zu n=%zu: %s: %s",
-                       clfold_kernel_name(kernel), blocks[b], sizes[s],
-                       clfold_status_string(status), clfold_last_error(ctx));
-                reference_reduce(data, sizes[s], type, op, &want, NULL);
-                bool same = status == CLFOLD_SUCCESS && reference_equal(&got, &want, result_type);
-                EXPECT(same || status != CLFOLD_SUCCESS, "result differs from the reference");
-                if (!same && status == CLFOLD_SUCCESS)
-                    print_mismatch("oclgrind", kernel, blocks[b], sizes[s], type, op, &got, &want,
-                                   result_type);
-            }
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                check_reduction(ctx, buffer, data, 0, sizes[s], type, op, kernel, blocks[b]);
         }
         clReleaseMemObject(buffer);
     }
@@ -92,15 +100,7 @@ static void run_auto_small_int_sums(clfold_context *ctx, test_rng *rng)
         cl_mem buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                        sizeof data, data, &err);
         EXPECT(err == CL_SUCCESS, "clCreateBuffer: %d", err);
-        reference_value got, want;
-        memset(&got, 0xa5, sizeof got);
-        clfold_status status = clfold_reduce_buffer(ctx, buffer, offset, n, types[t], CLFOLD_SUM, &got);
-        EXPECT(status == CLFOLD_SUCCESS, "auto %s sum: %s: %s", clfold_type_name(types[t]),
-               clfold_status_string(status), clfold_last_error(ctx));
-        reference_reduce((const unsigned char *)data + offset * size, n, types[t], CLFOLD_SUM, &want,
-                         NULL);
-        EXPECT(status != CLFOLD_SUCCESS || got.i64 == want.i64, "auto %s sum of %zu from %zu: %lld, want %lld",
-               clfold_type_name(types[t]), n, offset, (long long)got.i64, (long long)want.i64);
+        check_reduction(ctx, buffer, data, offset, n, types[t], CLFOLD_SUM, CLFOLD_AUTO, 0);
         clReleaseMemObject(buffer);
     }
 }
