@@ -2,15 +2,24 @@
  * test_accuracy.c: floating-point sums against their documented bounds
  * (reference_tolerance in src/reference/reference.c, README "Accuracy"),
  * measured from an exact long double reference:
- *   - 10^8 copies of 0.1f sum to within 1e-6 relative on every kernel but
- *     the atomic baseline, at every accuracy;
+ *   - 10^8 copies of 0.1f sum to within 1e-6 relative, and within the
+ *     documented bound, on every kernel but the atomic baseline, at every
+ *     accuracy. This is the case that guards the compensation of the
+ *     default accuracy (K7's runs, the GPU shape's runs, the CPU shape's
+ *     lanes): a run of thousands of equal values that drops its Neumaier
+ *     carry is off by far more than the bound;
  *   - random data in [-1, 1), and data of mixed sign and magnitude (2^-30
  *     to 2^30), on every kernel at every accuracy, float, half and double;
  *   - infinities and NaN pass through the compensated and fp64 modes;
  *   - chunked host reductions (CLFOLD_MAX_CHUNK_BYTES) of every type and
  *     operator agree with the reference across many chunk boundaries.
  *
- * Usage: test_accuracy [--tenth | --bounds | --special | --chunks]...
+ * Every part asserts that it checked something (no data or no context is a
+ * failure, not a silent pass).
+ *
+ * Usage: test_accuracy [--tenth | --bounds | --special | --chunks]... [--kernel NAME]...
+ * (the kernels default to K1..K7 and auto; CTest runs the tenth for the
+ * GPU shape with CLFOLD_AUTO_SHAPE=gpu and --kernel auto).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
@@ -23,7 +32,11 @@
 
 static const clfold_kernel TREE_KERNELS[] = {CLFOLD_K1, CLFOLD_K2, CLFOLD_K3, CLFOLD_K4,
                                              CLFOLD_K5, CLFOLD_K6, CLFOLD_K7, CLFOLD_AUTO};
-#define N_TREE_KERNELS (sizeof TREE_KERNELS / sizeof TREE_KERNELS[0])
+#define MAX_KERNELS (sizeof TREE_KERNELS / sizeof TREE_KERNELS[0])
+
+/* The kernels this run checks: TREE_KERNELS, or those named with --kernel. */
+static clfold_kernel kernels[MAX_KERNELS];
+static size_t n_kernels;
 
 static const clfold_accuracy ACCURACIES[] = {CLFOLD_ACCURACY_DEFAULT, CLFOLD_ACCURACY_COMPENSATED,
                                              CLFOLD_ACCURACY_FP64};
@@ -51,8 +64,15 @@ static long double value_of(const reference_value *v, clfold_type result)
     return result == CLFOLD_DOUBLE ? (long double)v->f64 : (long double)v->f32;
 }
 
-/* 10^8 copies of 0.1f: the workshop seed's failure, within 1e-6 relative. */
-static void test_tenth(clfold_context *ctx)
+/*
+ * 10^8 copies of 0.1f: the workshop seed's failure, within 1e-6 relative
+ * (its target) and within the documented bound of the accuracy. A plain
+ * run of m equal values errs by about m u / 4 relative, the same way at
+ * every step of a binade; the bound at the default accuracy is
+ * (log2 n + 4) u = 31 u, so any path whose runs pass ~100 values
+ * uncompensated fails here.
+ */
+static void test_tenth(clfold_context *ctx, bool has_fp64)
 {
     const size_t n = 100000000;
     float *data = malloc(n * sizeof *data);
@@ -63,14 +83,20 @@ static void test_tenth(clfold_context *ctx)
         data[i] = 0.1f;
     long double exact = (long double)n * 0.1f;
     for (size_t a = 0; a < N_ACCURACIES; a++) {
-        for (size_t k = 0; k < N_TREE_KERNELS; k++) {
+        if (ACCURACIES[a] == CLFOLD_ACCURACY_FP64 && !has_fp64)
+            continue;
+        long double bound = reference_tolerance(CLFOLD_FLOAT, CLFOLD_SUM, ACCURACIES[a], n, exact,
+                                                exact, false);
+        for (size_t k = 0; k < n_kernels; k++) {
             reference_value got;
-            if (!reduce(ctx, TREE_KERNELS[k], ACCURACIES[a], data, n, CLFOLD_FLOAT, CLFOLD_SUM, &got))
+            if (!reduce(ctx, kernels[k], ACCURACIES[a], data, n, CLFOLD_FLOAT, CLFOLD_SUM, &got))
                 continue;
-            long double relative = fabsl((long double)got.f32 - exact) / exact;
-            EXPECT(relative <= 1e-6L, "10^8 x 0.1f: kernel=%s accuracy=%s: %.9g, exact %.9Lg, "
-                   "relative error %.3Lg > 1e-6", clfold_kernel_name(TREE_KERNELS[k]),
-                   clfold_accuracy_name(ACCURACIES[a]), got.f32, exact, relative);
+            long double error = fabsl((long double)got.f32 - exact);
+            EXPECT(error <= 1e-6L * exact && error <= bound,
+                   "10^8 x 0.1f: kernel=%s accuracy=%s: %.9g, exact %.9Lg: error %.3Lg "
+                   "(relative %.3Lg; limits 1e-6 relative and the bound %.3Lg)",
+                   clfold_kernel_name(kernels[k]), clfold_accuracy_name(ACCURACIES[a]), got.f32,
+                   exact, error, error / exact, bound);
         }
     }
     free(data);
@@ -103,12 +129,12 @@ static void check_bounds(clfold_context *ctx, const void *data, size_t n, clfold
             continue;
         long double bound = reference_tolerance(type, CLFOLD_SUM, ACCURACIES[a], n, want, sum_abs,
                                                 false);
-        for (size_t k = 0; k < N_TREE_KERNELS; k++) {
-            if (!reduce(ctx, TREE_KERNELS[k], ACCURACIES[a], data, n, type, CLFOLD_SUM, &got))
+        for (size_t k = 0; k < n_kernels; k++) {
+            if (!reduce(ctx, kernels[k], ACCURACIES[a], data, n, type, CLFOLD_SUM, &got))
                 continue;
             long double error = fabsl(value_of(&got, result) - want);
             EXPECT(error <= bound, "%s: kernel=%s accuracy=%s n=%zu type=%s: error %.3Lg > bound %.3Lg",
-                   what, clfold_kernel_name(TREE_KERNELS[k]), clfold_accuracy_name(ACCURACIES[a]),
+                   what, clfold_kernel_name(kernels[k]), clfold_accuracy_name(ACCURACIES[a]),
                    n, clfold_type_name(type), error, bound);
         }
     }
@@ -120,6 +146,7 @@ static void test_bounds(clfold_context *ctx, bool has_fp64)
     const size_t sizes[] = {1, 2, 1000, 100003, 1000003};
     test_rng rng = {UINT64_C(0xacc)};
     void *data = malloc(1000003 * sizeof(double));
+    EXPECT(data != NULL, "no memory for the data");
     for (size_t t = 0; t < 3 && data != NULL; t++) {
         if (types[t] == CLFOLD_DOUBLE && !has_fp64)
             continue;
@@ -141,22 +168,22 @@ static void test_special(clfold_context *ctx, bool has_fp64)
     for (size_t a = 1; a < N_ACCURACIES; a++) {
         if (ACCURACIES[a] == CLFOLD_ACCURACY_FP64 && !has_fp64)
             continue;
-        for (size_t k = 0; k < N_TREE_KERNELS; k++) {
+        for (size_t k = 0; k < n_kernels; k++) {
             for (size_t i = 0; i < 1000; i++)
                 data[i] = (float)i;
             data[700] = INFINITY;
-            if (reduce(ctx, TREE_KERNELS[k], ACCURACIES[a], data, 1000, CLFOLD_FLOAT, CLFOLD_SUM, &got))
+            if (reduce(ctx, kernels[k], ACCURACIES[a], data, 1000, CLFOLD_FLOAT, CLFOLD_SUM, &got))
                 EXPECT(isinf(got.f32) && got.f32 > 0, "+inf: kernel=%s accuracy=%s: %g",
-                       clfold_kernel_name(TREE_KERNELS[k]), clfold_accuracy_name(ACCURACIES[a]), got.f32);
+                       clfold_kernel_name(kernels[k]), clfold_accuracy_name(ACCURACIES[a]), got.f32);
             data[3] = -INFINITY;
-            if (reduce(ctx, TREE_KERNELS[k], ACCURACIES[a], data, 1000, CLFOLD_FLOAT, CLFOLD_SUM, &got))
+            if (reduce(ctx, kernels[k], ACCURACIES[a], data, 1000, CLFOLD_FLOAT, CLFOLD_SUM, &got))
                 EXPECT(isnan(got.f32), "inf - inf: kernel=%s accuracy=%s: %g",
-                       clfold_kernel_name(TREE_KERNELS[k]), clfold_accuracy_name(ACCURACIES[a]), got.f32);
+                       clfold_kernel_name(kernels[k]), clfold_accuracy_name(ACCURACIES[a]), got.f32);
             data[3] = NAN;
             data[700] = 1.0f;
-            if (reduce(ctx, TREE_KERNELS[k], ACCURACIES[a], data, 1000, CLFOLD_FLOAT, CLFOLD_SUM, &got))
+            if (reduce(ctx, kernels[k], ACCURACIES[a], data, 1000, CLFOLD_FLOAT, CLFOLD_SUM, &got))
                 EXPECT(isnan(got.f32), "NaN: kernel=%s accuracy=%s: %g",
-                       clfold_kernel_name(TREE_KERNELS[k]), clfold_accuracy_name(ACCURACIES[a]), got.f32);
+                       clfold_kernel_name(kernels[k]), clfold_accuracy_name(ACCURACIES[a]), got.f32);
         }
     }
 }
@@ -176,6 +203,7 @@ static void test_chunks(bool has_fp64)
     setenv("CLFOLD_MAX_CHUNK_BYTES", "4096", 1);
     clfold_context *ctx = test_context();
     unsetenv("CLFOLD_MAX_CHUNK_BYTES");
+    EXPECT(ctx != NULL && data != NULL, "no context or no memory for the chunked reductions");
     for (size_t t = 0; t < sizeof types / sizeof types[0] && ctx != NULL && data != NULL; t++) {
         clfold_type type = types[t];
         if (type == CLFOLD_DOUBLE && !has_fp64)
@@ -218,14 +246,37 @@ static void test_chunks(bool has_fp64)
     free(data);
 }
 
+/* Runs one part and fails the test if it checked nothing. */
+#define RUN_PART(name, call)                        \
+    do {                                            \
+        unsigned long before_ = CHECKS_SO_FAR();    \
+        call;                                       \
+        EXPECT_CHECKED(before_, name);              \
+    } while (0)
+
 int main(int argc, char **argv)
 {
-    bool tenth = argc == 1, bounds = argc == 1, special = argc == 1, chunks = argc == 1;
+    bool tenth = false, bounds = false, special = false, chunks = false;
     for (int i = 1; i < argc; i++) {
-        tenth |= strcmp(argv[i], "--tenth") == 0;
-        bounds |= strcmp(argv[i], "--bounds") == 0;
-        special |= strcmp(argv[i], "--special") == 0;
-        chunks |= strcmp(argv[i], "--chunks") == 0;
+        if (strcmp(argv[i], "--tenth") == 0)
+            tenth = true;
+        else if (strcmp(argv[i], "--bounds") == 0)
+            bounds = true;
+        else if (strcmp(argv[i], "--special") == 0)
+            special = true;
+        else if (strcmp(argv[i], "--chunks") == 0)
+            chunks = true;
+        else if (!take_kernel_arg(argc, argv, &i, kernels, &n_kernels, MAX_KERNELS)) {
+            fprintf(stderr, "usage: %s [--tenth | --bounds | --special | --chunks]... "
+                            "[--kernel NAME]...\n", argv[0]);
+            return 2;
+        }
+    }
+    if (!tenth && !bounds && !special && !chunks)
+        tenth = bounds = special = chunks = true;
+    if (n_kernels == 0) {
+        memcpy(kernels, TREE_KERNELS, sizeof TREE_KERNELS);
+        n_kernels = MAX_KERNELS;
     }
     clfold_context *ctx = test_context();
     if (ctx == NULL)
@@ -234,13 +285,13 @@ int main(int argc, char **argv)
     clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, NULL);
     bool has_fp64 = strstr(extensions, "cl_khr_fp64") != NULL;
     if (tenth)
-        test_tenth(ctx);
+        RUN_PART("the tenth", test_tenth(ctx, has_fp64));
     if (bounds)
-        test_bounds(ctx, has_fp64);
+        RUN_PART("the bounds", test_bounds(ctx, has_fp64));
     if (special)
-        test_special(ctx, has_fp64);
+        RUN_PART("the special values", test_special(ctx, has_fp64));
     if (chunks)
-        test_chunks(has_fp64);
+        RUN_PART("the chunks", test_chunks(has_fp64));
     clfold_destroy(ctx);
     return test_finish("test_accuracy");
 }

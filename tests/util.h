@@ -56,13 +56,30 @@ static inline unsigned long *test_check_counter(void)
                clfold_status_string(want), clfold_last_error(ctx));                  \
     } while (0)
 
-/* Prints a summary and returns the process exit status: 0 only if nothing failed. */
+/*
+ * Prints a summary and returns the process exit status: 0 only if something
+ * was checked and nothing failed. A run that checked nothing (no data, no
+ * device, a loop over an empty list) is a failure, never a pass.
+ */
 static inline int test_finish(const char *name)
 {
-    unsigned long failures = *test_failure_counter();
-    printf("%s: %lu checks, %lu failed\n", name, *test_check_counter(), failures);
-    return failures == 0 ? 0 : 1;
+    unsigned long failures = *test_failure_counter(), checks = *test_check_counter();
+    printf("%s: %lu checks, %lu failed\n", name, checks, failures);
+    if (checks == 0)
+        fprintf(stderr, "%s: FAILED: nothing was checked\n", name);
+    return failures == 0 && checks > 0 ? 0 : 1;
 }
+
+/*
+ * For a part of a test that could loop over nothing: take the count before
+ * it, and EXPECT_CHECKED after it fails the test if the part checked nothing.
+ */
+#define CHECKS_SO_FAR() (*test_check_counter())
+#define EXPECT_CHECKED(before, what)                                             \
+    do {                                                                         \
+        unsigned long checked_ = *test_check_counter() - (before);               \
+        EXPECT(checked_ > 0, "%s checked nothing", (what));                      \
+    } while (0)
 
 /* ---- a deterministic PRNG: splitmix64 ----------------------------------- */
 
