@@ -1,9 +1,13 @@
 #!/bin/sh
 # test_oclgrind.sh DRIVER [ARGS...]: runs the driver under Oclgrind, which
 # reports data races, uninitialised values, out-of-bounds accesses and
-# barrier divergence in the kernels. Oclgrind exits 0 even when it finds
-# errors, so the test fails if the driver fails OR Oclgrind's log is not
-# empty. Exit 77 (CTest's SKIP_RETURN_CODE) when oclgrind is not installed.
+# barrier divergence in the kernels. --uniform-writes makes it report two
+# work-items writing the same value to one place too (without it such a
+# race, e.g. every work-item of a group writing the group's result, passes).
+# Oclgrind exits 0 even when it finds errors, so the test fails if the
+# driver fails OR Oclgrind's log is not empty. It fails, too, when
+# oclgrind is not installed: these are the only tests that look for races,
+# and a missing tool must not turn them into a pass (.ci/deps installs it).
 set -u
 
 if [ $# -lt 1 ]; then
@@ -11,8 +15,8 @@ if [ $# -lt 1 ]; then
     exit 2
 fi
 if ! command -v oclgrind >/dev/null 2>&1; then
-    echo "oclgrind is not installed: skipping"
-    exit 77
+    echo "FAIL: oclgrind is not installed (apt-get install oclgrind, or bash .ci/deps)"
+    exit 1
 fi
 
 log=$(mktemp "${TMPDIR:-/tmp}/clfold_oclgrind.XXXXXX") || exit 1
@@ -20,7 +24,7 @@ trap 'rm -f "$log"' EXIT
 
 # Under Oclgrind its platform is the only one: no device selector needed.
 unset CLFOLD_DEVICE
-oclgrind --data-races --uninitialized --log "$log" "$@"
+oclgrind --data-races --uniform-writes --uninitialized --log "$log" "$@"
 status=$?
 
 if [ -s "$log" ]; then
