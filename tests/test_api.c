@@ -630,11 +630,12 @@ static void test_run_info(void)
         const char *options = clfold_last_build_options(ctx);
         EXPECT(strstr(options, "-DOP=") != NULL, "build options \"%s\" lack -DOP=", options);
     }
-    /* A multi-pass tree reads more than its input. */
+    /* A multi-pass tree reads more than its input, and still sums it. */
     EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_K3, 32), CLFOLD_SUCCESS);
-    float sum;
+    float sum = -1.0f;
     EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, N, CLFOLD_FLOAT, CLFOLD_SUM, &sum),
                   CLFOLD_SUCCESS);
+    EXPECT(sum == exact, "K3 at 32 over %d: sum %g, want %g", N, sum, exact);
     EXPECT(clfold_last_run(ctx, &info) == CLFOLD_SUCCESS && info.passes >= 3 &&
                info.bytes_read > (uint64_t)N * sizeof(float),
            "K3 at 32 over %d: %u passes, %llu bytes read", N, info.passes,

@@ -75,15 +75,20 @@ static struct usage usage_now(void)
 
 enum { N_DATA = 20011, CASES = 6 };
 
+/*
+ * Sums and xors of random integers: each round's result changes if any
+ * element is dropped or read twice (a max, min or or would not see it).
+ * Every kernel family and both ways in (host memory, a buffer) take turns.
+ */
 static const struct {
     clfold_kernel kernel;
     size_t block;
     clfold_type type;
     clfold_op op;
 } CASE[CASES] = {
-    {CLFOLD_AUTO, 0, CLFOLD_INT32, CLFOLD_SUM},   {CLFOLD_K3, 64, CLFOLD_UINT16, CLFOLD_MAX},
-    {CLFOLD_K6, 128, CLFOLD_FLOAT, CLFOLD_MIN},   {CLFOLD_K4, 32, CLFOLD_INT64, CLFOLD_XOR},
-    {CLFOLD_ATOMIC, 64, CLFOLD_UINT32, CLFOLD_OR}, {CLFOLD_K7, 256, CLFOLD_HALF, CLFOLD_MAX},
+    {CLFOLD_AUTO, 0, CLFOLD_INT32, CLFOLD_SUM},    {CLFOLD_K3, 64, CLFOLD_UINT16, CLFOLD_SUM},
+    {CLFOLD_K6, 128, CLFOLD_INT8, CLFOLD_SUM},     {CLFOLD_K4, 32, CLFOLD_INT64, CLFOLD_XOR},
+    {CLFOLD_ATOMIC, 64, CLFOLD_UINT32, CLFOLD_SUM}, {CLFOLD_K7, 256, CLFOLD_UINT64, CLFOLD_SUM},
 };
 
 static unsigned char data[N_DATA * 8];
@@ -94,9 +99,6 @@ static void make_data(void)
     test_rng rng = {99};
     for (size_t i = 0; i < sizeof data; i++)
         data[i] = (unsigned char)rng_next(&rng);
-    /* half: finite values only (exponent bits 0x7c00 not all set) */
-    for (size_t i = 0; i < N_DATA; i++)
-        data[2 * i + 1] &= 0x7b;
     for (int c = 0; c < CASES; c++)
         reference_reduce(data, N_DATA, CASE[c].type, CASE[c].op, &want[c], NULL);
 }
