@@ -33,6 +33,9 @@ static unsigned long fail_seen;
 static int fail_code;              /* 0: the function's usual code */
 static char env_fail_name[64];
 static bool trace; /* CLFOLD_SHIM_TRACE=1: every interposed call on stderr */
+/* CLFOLD_SHIM_REPORT=FILE: each call made to fail appends its name to FILE, so
+ * that a test of a preloaded shim can tell that the fault fired. */
+static char report_path[4096];
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 static void set_fail(const char *name, unsigned long nth, int code)
@@ -48,7 +51,12 @@ static void read_environment(void)
 {
     const char *hide = getenv("CLFOLD_SHIM_HIDE_FP64");
     const char *fail = getenv("CLFOLD_SHIM_FAIL");
+    const char *report = getenv("CLFOLD_SHIM_REPORT");
     trace = getenv("CLFOLD_SHIM_TRACE") != NULL;
+    if (report != NULL && strlen(report) < sizeof report_path)
+        strcpy(report_path, report);
+    else if (report != NULL)
+        fprintf(stderr, "cl_shim: CLFOLD_SHIM_REPORT is too long; nothing is reported\n");
     if (hide != NULL && strcmp(hide, "1") == 0)
         __atomic_store_n(&hide_fp64_flag, 1, __ATOMIC_SEQ_CST);
     if (fail != NULL && fail[0] != '\0') {
@@ -101,6 +109,20 @@ static void count(enum shim_kind kind, long delta)
     __atomic_add_fetch(&balance[kind], delta, __ATOMIC_SEQ_CST);
 }
 
+/* One line, the function's name, appended to the report file if there is one. */
+static void report_fired(const char *name)
+{
+    if (report_path[0] == '\0')
+        return;
+    FILE *file = fopen(report_path, "a");
+    if (file == NULL) {
+        fprintf(stderr, "cl_shim: cannot append to CLFOLD_SHIM_REPORT=%s\n", report_path);
+        return;
+    }
+    fprintf(file, "%s\n", name);
+    fclose(file);
+}
+
 /* Counts a call; true when this one is to fail, with *code set if it was chosen. */
 static bool inject(const char *name, cl_int *code)
 {
@@ -116,8 +138,10 @@ static bool inject(const char *name, cl_int *code)
         if (hit && __atomic_load_n(&fail_code, __ATOMIC_SEQ_CST) != 0)
             *code = __atomic_load_n(&fail_code, __ATOMIC_SEQ_CST);
     }
-    if (hit)
+    if (hit) {
         __atomic_store_n(&fired, name, __ATOMIC_SEQ_CST);
+        report_fired(name);
+    }
     if (trace)
         fprintf(stderr, "cl_shim: call %lu: %s%s\n", n, name, hit ? " FAILS" : "");
     return hit;

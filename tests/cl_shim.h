@@ -20,6 +20,7 @@
  *   CLFOLD_SHIM_FAIL=NAME[:N]    the Nth call (every call without :N) of
  *                                the function NAME fails
  *   CLFOLD_SHIM_TRACE=1          every interposed call on stderr
+ *   CLFOLD_SHIM_REPORT=FILE      each call made to fail appends its name to FILE
  */
 #ifndef CLFOLD_TEST_CL_SHIM_H
 #define CLFOLD_TEST_CL_SHIM_H

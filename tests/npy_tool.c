@@ -1,13 +1,15 @@
 /*
- * npy_tool: helper of test_cli.sh.
+ * npy_tool: helper of the runner's tests.
  *   npy_tool make TYPE COUNT FILE [D0 D1 ...]   writes a .npy of COUNT random
  *                                              TYPE values (shape D0 x D1 ...
  *                                              when given, else (COUNT,))
  *   npy_tool expect FILE OP                    prints the host reference result
  *                                              of OP over FILE, formatted as
  *                                              `clfold reduce` prints it
- * The reference is independent of any device: test_cli.sh compares it with
- * what the runner prints.
+ * test_cli.sh and test_cli_robust.sh take only the files: their expected
+ * results come from NumPy (npy_reference.py), which shares no reader with
+ * the runner. `expect` drives the .npy reader and the host reference under
+ * valgrind in .ci/robustness.sh.
  */
 #include <stdio.h>
 #include <stdlib.h>
