@@ -4,9 +4,10 @@
 # usage errors). Bad usage and bad input must give exit status 2 and exactly
 # one line on stderr, starting "clfold: ", and nothing on stdout; a failing
 # device exit status 1 and a "clfold: " line; never a signal. The malformed
-# .npy files are written here, byte by byte.
+# .npy files are written here, byte by byte. The few runs that must succeed
+# are judged by NumPy (cli_checks.sh).
 #   SHIM: libclfold_cl_shim.so (tests/cl_shim.c), LD_PRELOADed to hide fp64
-#   and to make OpenCL calls fail.
+#   and to make OpenCL calls fail; each injected fault must be seen to fire.
 set -u
 clfold=$1 tool=$2 shim=$3
 . "$(dirname "$0")/cli_checks.sh"
@@ -188,25 +189,89 @@ expect_message 'cl_khr_fp64'
 expect_usage_error preload CLFOLD_SHIM_HIDE_FP64=1 "$clfold" reduce --accuracy fp64 "$work/float.npy"
 expect_message 'cl_khr_fp64'
 run preload CLFOLD_SHIM_HIDE_FP64=1 "$clfold" reduce -o max "$work/float.npy"
-[ "$status" -eq 0 ] && [ "$(cat "$work/out")" = "$("$tool" expect "$work/float.npy" max)" ] && ok ||
-    fail "floats on a device without fp64: $status $(cat "$work/out" "$work/err")"
-want=$("$tool" expect "$work/int32.npy" sum)
-for call in clCreateContext clCreateCommandQueue clCreateBuffer clCreateProgramWithSource \
-    clBuildProgram clCreateKernel clSetKernelArg clEnqueueNDRangeKernel clEnqueueReadBuffer \
-    clGetDeviceInfo; do
-    for nth in 1 2; do
-        run preload CLFOLD_SHIM_FAIL=$call:$nth "$clfold" reduce "$work/int32.npy"
-        if [ "$status" -eq 0 ]; then
-            # a call that failed harmlessly (a second call that never comes, or an optional query)
-            [ "$(cat "$work/out")" = "$want" ] && ok || fail "$call:$nth failing: wrong result $(cat "$work/out")"
-        elif [ "$status" -eq 1 ] || [ "$status" -eq 2 ]; then
-            head -1 "$work/err" | grep -q '^clfold: .' && [ ! -s "$work/out" ] && ok ||
-                fail "$call:$nth failing: exit $status with '$(head -3 "$work/err")'"
-        else
-            fail "$call:$nth failing: exit $status $( [ "$status" -ge 128 ] && echo "(signal $((status - 128)))")"
-        fi
-    done
-done
+if [ "$status" -eq 0 ]; then
+    queue_output "$work/float.npy" max auto default "floats on a device without fp64"
+else
+    fail "floats on a device without fp64: exit $status$(signal_note): $(head -3 "$work/err")"
+fi
+
+# Each fault below must fire (the shim names the call it failed in
+# CLFOLD_SHIM_REPORT's file), and be followed by exactly this exit status and
+# one "clfold: " line matching this message, with nothing on stdout. The nth
+# values come from the runner's calls under CLFOLD_SHIM_TRACE=1, for
+# `reduce -d 0:0` of the 100000 int32 values: an index selector queries no
+# device, so the counts do not depend on the devices installed, and with
+# -k k3 the reduction takes three passes with two programs (the later passes
+# read the first one's accumulators).
+# expect_fault CALL NTH STATUS MESSAGE [RUNNER OPTIONS...]
+expect_fault() {
+    local call=$1 nth=$2 want=$3 message=$4; shift 4
+    local label="$call:$nth failing (reduce -d 0:0 $*)"
+    rm -f "$work/report"
+    run preload CLFOLD_SHIM_FAIL="$call:$nth" CLFOLD_SHIM_REPORT="$work/report" \
+        "$clfold" reduce -d 0:0 "$@" "$work/int32.npy"
+    if [ "$(cat "$work/report" 2>/dev/null)" != "$call" ]; then
+        fail "$label: the fault did not fire (exit $status; shim report: '$(cat "$work/report" 2>/dev/null)')"
+    elif [ "$status" -ne "$want" ]; then
+        fail "$label: exit $status, expected $want$(signal_note): $(head -3 "$work/err")"
+    elif [ -s "$work/out" ]; then
+        fail "$label: wrote to stdout: $(head -3 "$work/out")"
+    elif ! head -1 "$work/err" | grep -Eq -- "^clfold: $message"; then
+        fail "$label: stderr does not start with /clfold: $message/: $(head -3 "$work/err")"
+    elif [ "$(grep -c '^clfold: ' "$work/err")" -ne 1 ]; then
+        fail "$label: more than one 'clfold: ' line: $(head -3 "$work/err")"
+    elif [ "$call" != clBuildProgram ] && [ "$(wc -l <"$work/err")" -ne 1 ]; then
+        # (a failed build's line is followed by its build log: README, "Robustness")
+        fail "$label: more than one line on stderr: $(head -3 "$work/err")"
+    else
+        ok
+    fi
+}
+oom='failed: CL_OUT_OF_HOST_MEMORY$'
+context='creating the OpenCL context:'
+#            call                      nth exit message (extended regex, after "clfold: ")        options
+expect_fault clGetPlatformIDs          1   1    "$context clGetPlatformIDs $oom"
+expect_fault clGetDeviceIDs            1   1    "$context clGetDeviceIDs $oom"
+expect_fault clCreateContext           1   1    "$context clCreateContext $oom"
+expect_fault clCreateCommandQueue      1   1    "$context clCreateCommandQueue $oom"
+expect_fault clGetDeviceInfo           1   1    "$context CL_DEVICE_NAME $oom"
+expect_fault clGetDeviceInfo           2   1    "$context CL_DEVICE_TYPE $oom"
+expect_fault clGetDeviceInfo           13  1    "$context CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE $oom"
+expect_fault clGetDeviceInfo           15  1    "$context CL_DEVICE_EXTENSIONS $oom"
+expect_fault clGetCommandQueueInfo     1   1    "$context CL_QUEUE_PROPERTIES $oom"
+expect_fault clCreateBuffer            1   1    'reduce: clCreateBuffer \(input\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
+expect_fault clCreateBuffer            2   1    'reduce: clCreateBuffer \(partial results\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
+expect_fault clCreateBuffer            3   1    'reduce: clCreateBuffer \(partial results\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
+expect_fault clCreateProgramWithSource 1   1    "reduce: clCreateProgramWithSource $oom"  -k k3
+expect_fault clCreateProgramWithSource 2   1    "reduce: clCreateProgramWithSource $oom"  -k k3
+expect_fault clBuildProgram            1   1    'reduce: building ladder\.cl with "-DOP=OP_SUM .* -DIN_T=int .*" failed:$' -k k3
+expect_fault clBuildProgram            2   1    'reduce: building ladder\.cl with "-DOP=OP_SUM .* -DIN_IS_ACC=1.*" failed:$' -k k3
+expect_fault clCreateKernel            1   1    "reduce: clCreateKernel $oom"             -k k3
+expect_fault clCreateKernel            2   1    "reduce: clCreateKernel $oom"             -k k3
+expect_fault clSetKernelArg            1   1    "reduce: clSetKernelArg\(in\) $oom"       -k k3
+expect_fault clSetKernelArg            4   1    "reduce: clSetKernelArg\(out\) $oom"      -k k3
+expect_fault clSetKernelArg            6   1    "reduce: clSetKernelArg\(in\) $oom"       -k k3
+expect_fault clEnqueueNDRangeKernel    1   1    "reduce: clEnqueueNDRangeKernel $oom"     -k k3
+expect_fault clEnqueueNDRangeKernel    2   1    "reduce: clEnqueueNDRangeKernel $oom"     -k k3
+expect_fault clEnqueueNDRangeKernel    3   1    "reduce: clEnqueueNDRangeKernel $oom"     -k k3
+expect_fault clEnqueueReadBuffer       1   1    "reduce: clEnqueueReadBuffer \(result\) $oom" -k k3
+# The device's own shape (cpu.cl on POCL, gpu.cl on a GPU).
+expect_fault clBuildProgram            1   1    'reduce: building (cpu|gpu)\.cl with "-DOP=OP_SUM .*" failed:$'
+expect_fault clEnqueueNDRangeKernel    1   1    "reduce: clEnqueueNDRangeKernel $oom"
+expect_fault clEnqueueReadBuffer       1   1    "reduce: clEnqueueReadBuffer \(.*\) $oom"
+# A fault the runner survives: without a selector, the first device query asks
+# whether the first device is a GPU; if it cannot tell, another device is
+# taken, and the result must still be right.
+rm -f "$work/report"
+run preload CLFOLD_SHIM_FAIL=clGetDeviceInfo:1 CLFOLD_SHIM_REPORT="$work/report" \
+    env -u CLFOLD_DEVICE "$clfold" reduce "$work/int32.npy"
+if [ "$(cat "$work/report" 2>/dev/null)" != clGetDeviceInfo ]; then
+    fail "the device-type query failing: the fault did not fire"
+elif [ "$status" -ne 0 ] || [ -s "$work/err" ]; then
+    fail "the device-type query failing: exit $status$(signal_note): $(head -3 "$work/err")"
+else
+    queue_output "$work/int32.npy" sum auto default "the device-type query failing"
+fi
 expect_device_failure preload CLFOLD_SHIM_FAIL=clCreateBuffer "$clfold" reduce "$work/int32.npy"
 expect_message 'CL_MEM_OBJECT_ALLOCATION_FAILURE'
 [ "$(wc -l <"$work/err")" -eq 1 ] && ok || fail "a full device: more than one line: $(cat "$work/err")"
@@ -217,7 +282,7 @@ expect_message 'CL_MEM_OBJECT_ALLOCATION_FAILURE'
 run env POCL_CACHE_DIR=/dev/null/clfold-pocl-cache "$clfold" reduce "$work/int32.npy"
 echo "POCL_CACHE_DIR that cannot be created: exit $status: $(head -1 "$work/err")"
 if [ "$status" -eq 0 ]; then
-    [ "$(cat "$work/out")" = "$want" ] && ok || fail "unwritable POCL_CACHE_DIR: wrong result"
+    queue_output "$work/int32.npy" sum auto default "unwritable POCL_CACHE_DIR"
     echo "note: with POCL_CACHE_DIR unusable the device still works (not POCL?)"
 else
     [ "$status" -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q '^clfold: no OpenCL device' "$work/err" &&
@@ -238,7 +303,7 @@ if [ "$(id -u)" -ne 0 ] || [ ${#as_other[@]} -gt 0 ]; then
     run "${as_other[@]}" env POCL_CACHE_DIR="$work/ro-cache" "$clfold" reduce "$work/int32.npy"
     echo "read-only POCL_CACHE_DIR: exit $status: $(head -1 "$work/err" | cut -c1-100)..."
     if [ "$status" -eq 0 ]; then
-        [ "$(cat "$work/out")" = "$want" ] && ok || fail "read-only POCL_CACHE_DIR: wrong result"
+        queue_output "$work/int32.npy" sum auto default "read-only POCL_CACHE_DIR"
     else
         [ "$status" -eq 1 ] && grep -q '^clfold: reduce: building .* failed' "$work/err" && ok ||
             fail "read-only POCL_CACHE_DIR: exit $status, '$(head -3 "$work/err")'"

@@ -76,6 +76,7 @@ clfold_status device_select(clfold_context *ctx, const char *selector, cl_device
     cl_platform_id platforms[MAX_PLATFORMS];
     cl_uint n_platforms = 0;
     cl_device_id first = NULL, first_gpu = NULL;
+    cl_int listing_error = CL_SUCCESS; /* the first platform that failed to list its devices */
 
     *device = NULL;
     if (selector == NULL || selector[0] == '\0')
@@ -83,15 +84,21 @@ clfold_status device_select(clfold_context *ctx, const char *selector, cl_device
     if (selector != NULL && selector[0] == '\0')
         selector = NULL;
     cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &n_platforms);
-    if (err == CL_PLATFORM_NOT_FOUND_KHR || n_platforms == 0)
+    if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && n_platforms == 0))
         FAIL(CLFOLD_ERROR_DEVICE_NOT_FOUND, "no OpenCL platform is installed");
     CHECK_CL(err, "clGetPlatformIDs");
     for (cl_uint p = 0; p < n_platforms && p < MAX_PLATFORMS && *device == NULL; p++) {
         cl_device_id devices[MAX_DEVICES];
         cl_uint n_devices = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &n_devices) !=
-            CL_SUCCESS)
+        err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &n_devices);
+        if (err == CL_DEVICE_NOT_FOUND)
             continue; /* a platform without devices is not an error */
+        if (err != CL_SUCCESS) {
+            /* Nor is a broken platform, while another has the device: said below if none has. */
+            if (listing_error == CL_SUCCESS)
+                listing_error = err;
+            continue;
+        }
         for (cl_uint d = 0; d < n_devices && d < MAX_DEVICES; d++) {
             if (selector != NULL && device_matches(platforms[p], devices[d], p, d, selector)) {
                 *device = devices[d];
@@ -105,6 +112,8 @@ clfold_status device_select(clfold_context *ctx, const char *selector, cl_device
     }
     if (selector == NULL)
         *device = first_gpu != NULL ? first_gpu : first;
+    if (*device == NULL)
+        CHECK_CL(listing_error, "clGetDeviceIDs");
     if (*device == NULL && selector != NULL)
         FAIL(CLFOLD_ERROR_DEVICE_NOT_FOUND, "no OpenCL device matches \"%s\"", selector);
     if (*device == NULL)
