@@ -12,7 +12,7 @@
 #     for the static library) and runs them;
 #   - checks symbols: the shared library exports exactly the CLFOLD_API
 #     functions of clfold.h (nm -D), the static archive defines no global
-#     symbol outside clfold_ (nm -g; see src/lib/namespace.h);
+#     symbol outside clfold_ (nm -g; see src/core/namespace.h);
 # and it compiles a file that includes clfold.h as C99 and as C++11 with
 # -pedantic -Wall -Wextra -Werror, and links and runs the C++ one.
 #
@@ -175,8 +175,8 @@ check_static_symbols() {
     step "static: global symbols of the archive (nm -g --defined-only)"
     bad=$(nm -g --defined-only "$lib" | foreign_symbols)
     [ -z "$bad" ] || die "$lib defines global symbols outside clfold_: $(tr '\n' ' ' <<<"$bad")
-  A non-static function of src/lib/ needs a line '#define NAME clfold_internal_NAME' in
-  src/lib/namespace.h (or make it static)."
+  A non-static function of the library needs a line '#define NAME clfold_internal_NAME' in
+  src/core/namespace.h (or make it static)."
     count=$(nm -g --defined-only "$lib" | awk 'NF == 3' | wc -l)
     echo "$count global symbols, all clfold_ (internal ones clfold_internal_)"
 }

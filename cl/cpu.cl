@@ -25,7 +25,7 @@
  *
  * Flags, besides defs.cl's: VEC, the lanes of an accumulator vector (2, 4,
  * 8 or 16: the device's preferred width of the type the lanes add in, see
- * plan_cpu_launch); ACCS, accumulators per work-item.
+ * cpu_launch in src/reduce/cpu_shape.c); ACCS, accumulators per work-item.
  */
 #ifndef VEC
 #define VEC 8

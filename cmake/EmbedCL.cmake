@@ -3,7 +3,7 @@
 #
 # Script mode:  cmake -DOUTPUT=file.c -DSOURCES="a.cl|b.cl" -P EmbedCL.cmake
 # The C file defines embedded_source(name), which returns the text of the file
-# called `name` (e.g. "ladder.cl") or NULL. It includes src/lib/namespace.h,
+# called `name` (e.g. "ladder.cl") or NULL. It includes src/core/namespace.h,
 # so that the symbol is clfold_internal_embedded_source, in clfold's namespace
 # like every global symbol of the library.
 

@@ -122,6 +122,18 @@ cleanup:
     return status;
 }
 
+clfold_status device_check_block(clfold_context *ctx, size_t block)
+{
+    if (block == 0 || (block & (block - 1)) != 0)
+        return fail(ctx, CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+                    "block size %zu is not a power of two", block);
+    if (block > ctx->caps.max_work_group_size)
+        return fail(ctx, CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+                    "block size %zu exceeds the device's maximum work-group size %zu", block,
+                    ctx->caps.max_work_group_size);
+    return CLFOLD_SUCCESS;
+}
+
 static bool has_extension(const char *extensions, const char *name)
 {
     size_t n = strlen(name);

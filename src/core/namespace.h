@@ -4,15 +4,15 @@
  *
  * Why: the shared library hides them (C_VISIBILITY_PRESET hidden, CLFOLD_API
  * marks the public API), but a static libclfold.a cannot hide anything: every
- * non-static function of src/lib/ is a global symbol of the archive, and a
+ * non-static function of src/core/ and src/reduce/ is a global symbol of the archive, and a
  * short name such as `fail` or `type_info` would clash with a function of the
  * same name in the program that links it. With these lines the archive
  * defines `clfold_internal_fail` and so on, and every global symbol of the
  * library starts with `clfold_`. `.ci/packaging.sh` checks that with nm.
  *
- * Rule: a new non-static function (or global variable) in a .c file of
- * src/lib/ needs a line here. This header comes first in every internal
- * header (internal.h, types.h, program.h, plan.h, device.h, accumulator.h),
+ * Rule: a new non-static function (or global variable) in a .c file of the
+ * library needs a line here. This header comes first in every internal
+ * header (internal.h, types.h, program.h, device.h, accumulator.h, path.h),
  * and the file that cmake/EmbedCL.cmake generates includes it, so every file
  * of the library sees the same names. Only the library's own files include it: users,
  * tests and the runner see the public API of clfold.h alone.
@@ -28,15 +28,31 @@
 #define accumulator_size clfold_internal_accumulator_size
 
 /* device.c */
+#define device_check_block clfold_internal_device_check_block
 #define device_read_caps clfold_internal_device_read_caps
 #define device_select clfold_internal_device_select
 
-/* plan.c */
-#define plan_check_block clfold_internal_plan_check_block
-#define plan_check_local_memory clfold_internal_plan_check_local_memory
-#define plan_cpu_launch clfold_internal_plan_cpu_launch
-#define plan_groups clfold_internal_plan_groups
-#define plan_make clfold_internal_plan_make
+/* reduce/: the paths (path.h) */
+#define atomic_run clfold_internal_atomic_run
+#define atomic_shape clfold_internal_atomic_shape
+#define cpu_bind clfold_internal_cpu_bind
+#define cpu_run clfold_internal_cpu_run
+#define cpu_shape clfold_internal_cpu_shape
+#define divide_up clfold_internal_divide_up
+#define gpu_bind clfold_internal_gpu_bind
+#define gpu_groups clfold_internal_gpu_groups
+#define gpu_run clfold_internal_gpu_run
+#define gpu_shape clfold_internal_gpu_shape
+#define k7_shape clfold_internal_k7_shape
+#define pass_launch clfold_internal_pass_launch
+#define passes_run clfold_internal_passes_run
+#define path_choose clfold_internal_path_choose
+#define path_of_kernel clfold_internal_path_of_kernel
+#define scratch_ensure clfold_internal_scratch_ensure
+#define tree_bind_local clfold_internal_tree_bind_local
+#define tree_groups_one clfold_internal_tree_groups_one
+#define tree_groups_two clfold_internal_tree_groups_two
+#define tree_shape clfold_internal_tree_shape
 
 /* program.c */
 #define program_cache_release clfold_internal_program_cache_release

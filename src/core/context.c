@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "device.h"
-#include "plan.h"
 
 /*
  * CLFOLD_MAX_CHUNK_BYTES caps the chunks clfold_reduce_host splits an array
@@ -136,7 +135,7 @@ clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel kernel, size_
     if (clfold_kernel_name(kernel) == NULL)
         return fail(ctx, CLFOLD_ERROR_INVALID_KERNEL, "unknown kernel %d", (int)kernel);
     if (block_size != 0) {
-        clfold_status status = plan_check_block(ctx, block_size);
+        clfold_status status = device_check_block(ctx, block_size);
         if (status != CLFOLD_SUCCESS)
             return status;
     }

@@ -15,6 +15,9 @@
  */
 clfold_status device_select(clfold_context *ctx, const char *selector, cl_device_id *device);
 
+/* Whether `block` is acceptable as a work-group size on this device. */
+clfold_status device_check_block(clfold_context *ctx, size_t block);
+
 /* Fills ctx->caps from ctx->device and ctx->queue. */
 clfold_status device_read_caps(clfold_context *ctx);
 

@@ -1,0 +1,116 @@
+/*
+ * cpu_shape.c: the auto path's shape for CPU devices (cl/cpu.cl): one
+ * launch of a few work-items that each fold a contiguous chunk with wide
+ * vectors and several accumulators, then the host folds their values
+ * pairwise.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "path.h"
+
+/* The CPU shape's launch: work-items, each folding `chunk` elements. */
+struct cpu_launch {
+    unsigned vec;            /* lanes per accumulator vector */
+    unsigned accs;           /* accumulators per work-item */
+    size_t work_items;
+    size_t chunk;
+};
+
+/*
+ * Lanes of the device's preferred vector of `lane` (what the kernel adds
+ * in: the accumulator's scalar, or int for 8- and 16-bit sums), as a power
+ * of two from 2 to 16. A device that prefers none gets 64 bytes' worth (one
+ * AVX-512 register, two AVX2 ones).
+ */
+static unsigned preferred_lanes(const clfold_context *ctx, const struct type_info *lane)
+{
+    const struct device_caps *caps = &ctx->caps;
+    unsigned size_log2 = lane->size == 1 ? 0 : lane->size == 2 ? 1 : lane->size == 4 ? 2 : 3;
+    cl_uint wanted = lane->float_bits == 32   ? caps->preferred_float_lanes
+                   : lane->float_bits == 64   ? caps->preferred_double_lanes
+                   : lane->float_bits == 0    ? caps->preferred_int_lanes[size_log2]
+                                              : 0; /* half: POCL and NVIDIA prefer none */
+    if (wanted < 2)
+        wanted = 64 / (cl_uint)lane->size;
+    unsigned lanes = 2;
+    while (lanes < 16 && lanes * 2 <= wanted)
+        lanes *= 2;
+    return lanes;
+}
+
+/*
+ * The device's preferred vectors, four accumulators, so that four additions
+ * are in flight. Enough work-items to keep every compute unit busy four
+ * times over, none with fewer than 64 Ki values, so that a chunk streams
+ * well past the cost of a launch.
+ */
+static struct cpu_launch cpu_launch(const clfold_context *ctx, size_t count,
+                                    const struct type_info *lane)
+{
+    struct cpu_launch launch = {.vec = preferred_lanes(ctx, lane), .accs = 4};
+    size_t lanes = (size_t)launch.vec * launch.accs;
+    size_t most = 4 * (size_t)ctx->caps.compute_units;
+    size_t wanted = divide_up(count, (size_t)64 * 1024);
+    launch.work_items = wanted < 1 ? 1 : wanted > most ? most : wanted;
+    /* Whole blocks of the kernel's streams (16 vectors per block at most): only the last work-item has a tail. */
+    size_t block = lanes * 16;
+    launch.chunk = divide_up(divide_up(count, launch.work_items), block) * block;
+    launch.work_items = divide_up(count, launch.chunk);
+    return launch;
+}
+
+/* No work-groups to size: one work-item a group, whatever block was asked for. */
+clfold_status cpu_shape(clfold_context *ctx, size_t block, struct job *job)
+{
+    (void)ctx;
+    (void)block;
+    job->block = 1;
+    return CLFOLD_SUCCESS;
+}
+
+/* Argument 4: the elements each work-item folds. */
+clfold_status cpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *job,
+                       const struct pass *pass)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    (void)job;
+    CHECK_CL(clSetKernelArg(kernel, 4, sizeof pass->extra, &pass->extra), "clSetKernelArg(chunk)");
+cleanup:
+    return status;
+}
+
+clfold_status cpu_run(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
+                      size_t count, void *value, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    const struct build_config *first = &job->config;
+    size_t acc_size = accumulator_size(&first->acc);
+    const struct type_info *in_type = type_info(first->in);
+    bool small_int_sum = first->op == CLFOLD_SUM && in_type->float_bits == 0 && in_type->size <= 2;
+    struct cpu_launch shape =
+        cpu_launch(ctx, count, type_info(small_int_sum ? CLFOLD_INT32 : first->acc.scalar));
+    struct build_config config = *first;
+    unsigned char *values = NULL;
+
+    config.vec = shape.vec;
+    config.accs = shape.accs;
+    values = malloc(shape.work_items * acc_size);
+    if (values == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %zu partial values", shape.work_items);
+    CHECK(scratch_ensure(ctx, 0, shape.work_items * acc_size));
+    struct pass pass = {&config, in, offset, count, ctx->scratch[0], shape.work_items, shape.chunk};
+    CHECK(pass_launch(ctx, job, &pass, shape.work_items, 1, log));
+    CHECK_CL(clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0,
+                                 shape.work_items * acc_size, values, 0, NULL, NULL),
+             "clEnqueueReadBuffer (partial values)");
+    /* Pairwise, in a fixed order: the same tree as the kernels' own. */
+    for (size_t stride = 1; stride < shape.work_items; stride *= 2)
+        for (size_t j = 0; j + stride < shape.work_items; j += 2 * stride)
+            accumulator_fold(&first->acc, first->op, values + j * acc_size,
+                             values + (j + stride) * acc_size);
+    memcpy(value, values, acc_size);
+cleanup:
+    free(values);
+    return status;
+}

@@ -1,0 +1,116 @@
+/*
+ * gpu_shape.c: the auto path's shape for GPUs (cl/gpu.cl): a fixed grid of
+ * work-items that each keep several 16-byte loads in flight, one partial
+ * value a group, and on NVIDIA one launch in which the last group folds
+ * the partials.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "path.h"
+
+/*
+ * 16 bytes a load where the device's buffers start on a 16-byte boundary
+ * (the kernel aligns the rest itself); else one element.
+ */
+static unsigned gpu_vector(const clfold_context *ctx, clfold_type in)
+{
+    size_t size = type_info(in)->size;
+    if (ctx->caps.base_align_bytes < 16 || size >= 16)
+        return 1;
+    return (unsigned)(16 / size);
+}
+
+/*
+ * By default 512 work-items a group and four groups a compute unit (2048
+ * threads fill a Hopper SM), four 16-byte loads in flight each; arrays of
+ * at most 256 KiB in one launch of one group, since a second launch costs
+ * more than one compute unit takes to read them.
+ * CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB overrides these,
+ * a developer's knob for tuning on new hardware.
+ */
+clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
+{
+    unsigned tune_block = 512, per_unit = 4, unroll = 4, single_kib = 256;
+    const char *tune = getenv("CLFOLD_GPU_SHAPE");
+    if (tune != NULL)
+        sscanf(tune, "%u:%u:%u:%u", &tune_block, &per_unit, &unroll, &single_kib);
+    block = block != 0 ? block : tune_block;
+    while (block > ctx->caps.max_work_group_size)
+        block /= 2;
+    job->block = block;
+    job->max_groups = (size_t)ctx->caps.compute_units * (per_unit ? per_unit : 1);
+    job->unroll = unroll ? unroll : 1;
+    job->single_launch_bytes = (size_t)single_kib * 1024;
+    job->config.block_size = block;
+    job->config.vec = gpu_vector(ctx, job->config.in);
+    job->config.unroll = job->unroll;
+    /*
+     * Where the kernel can fence with PTX, one launch does it all: a second
+     * launch costs several microseconds, which at 2^17..2^23 elements is
+     * most of the time. CLFOLD_GPU_ONE_LAUNCH=0 keeps two, for comparison.
+     */
+    const char *once = getenv("CLFOLD_GPU_ONE_LAUNCH");
+    job->once = ctx->caps.inline_ptx && !(once != NULL && strcmp(once, "0") == 0);
+    if (job->once)
+        job->entry = "reduce_gpu_once";
+    return device_check_block(ctx, block);
+}
+
+/* A slice is block * unroll vectors; arrays within single_launch_bytes take one group. */
+size_t gpu_groups(const struct job *job, const struct build_config *config, size_t count)
+{
+    if (!config->in_partials && count * type_info(config->in)->size <= job->single_launch_bytes)
+        return 1;
+    size_t groups = divide_up(count, job->block * job->unroll * config->vec);
+    return groups > job->max_groups ? job->max_groups : groups;
+}
+
+/* Argument 4: the elements before the first one aligned for VEC-wide loads; 5, 6: one launch's. */
+clfold_status gpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *job,
+                       const struct pass *pass)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_ulong vec = pass->config->vec;
+    cl_ulong head = (vec - pass->offset % vec) % vec;
+    head = head < pass->count ? head : pass->count;
+    CHECK_CL(clSetKernelArg(kernel, 4, sizeof head, &head), "clSetKernelArg(head)");
+    if (job->once) {
+        CHECK_CL(clSetKernelArg(kernel, 5, sizeof ctx->scratch[1], &ctx->scratch[1]),
+                 "clSetKernelArg(partials)");
+        CHECK_CL(clSetKernelArg(kernel, 6, sizeof ctx->tickets, &ctx->tickets),
+                 "clSetKernelArg(tickets)");
+    }
+cleanup:
+    return status;
+}
+
+/* The one-launch path's counter: created zeroed once, kept at 0 by the kernel. */
+static clfold_status ensure_tickets(clfold_context *ctx)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_uint zero = 0;
+    cl_int err;
+    if (ctx->tickets != NULL)
+        return CLFOLD_SUCCESS;
+    ctx->tickets = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
+                                  &zero, &err);
+    CHECK_CL(err, "clCreateBuffer (tickets)");
+cleanup:
+    return status;
+}
+
+clfold_status gpu_run(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
+                      size_t count, void *value, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    if (job->once) {
+        /* The partial values go to scratch[1]; the one result to scratch[0]. */
+        CHECK(scratch_ensure(ctx, 1, job->max_groups * accumulator_size(&job->config.acc)));
+        CHECK(ensure_tickets(ctx));
+    }
+    CHECK(passes_run(ctx, job, in, offset, count, value, log));
+cleanup:
+    return status;
+}

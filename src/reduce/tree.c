@@ -1,0 +1,75 @@
+/*
+ * tree.c: the launch geometry of Harris's ladder, K1..K7 (cl/ladder.cl,
+ * cl/unrolled.cl). A pass's work-groups each fold a slice into one partial
+ * value, and passes_run relaunches over the partials until one is left.
+ * Slices: `block` values for K1-K3, 2 * block for K4-K6 (the first add
+ * during load), and for K7 a fixed grid that strides over the whole array.
+ */
+#include "path.h"
+
+#define DEFAULT_BLOCK 256
+
+clfold_status tree_shape(clfold_context *ctx, size_t block, struct job *job)
+{
+    if (block == 0)
+        block = ctx->caps.max_work_group_size < DEFAULT_BLOCK ? ctx->caps.max_work_group_size
+                                                              : DEFAULT_BLOCK;
+    /*
+     * With one work-item per group, K1-K3 fold a slice of one value and could
+     * never shrink the array; their tree is empty anyway. Such passes run
+     * K4, which folds two values in its load.
+     */
+    clfold_kernel kernel = job->path->kernel;
+    if (block == 1 && (kernel == CLFOLD_K1 || kernel == CLFOLD_K2 || kernel == CLFOLD_K3)) {
+        job->path = path_of_kernel(CLFOLD_K4);
+        job->entry = job->path->entry;
+    }
+    job->block = block;
+    job->config.block_size = job->path->block_is_constant ? block : 0;
+    return device_check_block(ctx, block);
+}
+
+/*
+ * K7's grid: enough work-groups to fill every compute unit several times
+ * over, and at least 8192 work-items, so that no work-item folds a run
+ * longer than count / 16384 before the tree takes over.
+ */
+clfold_status k7_shape(clfold_context *ctx, size_t block, struct job *job)
+{
+    clfold_status status = tree_shape(ctx, block, job);
+    size_t per_unit = 8 * (job->block < DEFAULT_BLOCK ? DEFAULT_BLOCK / job->block : 1);
+    size_t fill = (size_t)ctx->caps.compute_units * per_unit;
+    size_t floor = job->block < 8192 ? 8192 / job->block : 1;
+    job->max_groups = fill > floor ? fill : floor;
+    return status;
+}
+
+static size_t capped(const struct job *job, size_t groups)
+{
+    return job->max_groups != 0 && groups > job->max_groups ? job->max_groups : groups;
+}
+
+/* K1-K3, and the atomic baseline: a work-item per value. */
+size_t tree_groups_one(const struct job *job, const struct build_config *config, size_t count)
+{
+    (void)config;
+    return capped(job, divide_up(count, job->block));
+}
+
+/* K4-K7: two values per work-item in the load. */
+size_t tree_groups_two(const struct job *job, const struct build_config *config, size_t count)
+{
+    (void)config;
+    return capped(job, divide_up(count, 2 * job->block));
+}
+
+/* K1-K5: the local array, `block` accumulator values, is argument 4. */
+clfold_status tree_bind_local(clfold_context *ctx, cl_kernel kernel, const struct job *job,
+                              const struct pass *pass)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    size_t bytes = job->block * accumulator_size(&pass->config->acc);
+    CHECK_CL(clSetKernelArg(kernel, 4, bytes, NULL), "clSetKernelArg(local)");
+cleanup:
+    return status;
+}
