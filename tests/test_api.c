@@ -2,7 +2,9 @@
  * test_api.c: the public API surface: context creation (selectors, a
  * caller's own queue), argument checking and its status codes, identities
  * of empty reductions, the type/name tables, status strings, run records,
- * build options, and the CLFOLD_KERNEL_DIR override with a broken kernel.
+ * build options, the CLFOLD_KERNEL_DIR override with a broken kernel, and
+ * the environment's settings (each malformed one refused at create, read
+ * once).
  * After every refused call the context must still reduce correctly.
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv, unsetenv */
@@ -696,8 +698,10 @@ static void test_kernel_dir(void)
     }
     unsetenv("CLFOLD_KERNEL_DIR");
     if (ctx != NULL) {
+        /* Settings are the context's, read at create: the override stays. */
         clfold_set_kernel(ctx, CLFOLD_K3, 0);
-        expect_usable(ctx, "a failed build (same context, override gone)");
+        EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 3, CLFOLD_INT32, CLFOLD_SUM, &sum),
+                      CLFOLD_ERROR_BUILD_FAILED);
     }
     clfold_destroy(ctx);
     ctx = NULL;
@@ -710,6 +714,79 @@ static void test_kernel_dir(void)
     remove(defs);
     remove(ladder);
     rmdir(dir);
+}
+
+/* ---- settings: the environment, read and checked at create --------------------------- */
+
+/* `name`=`value` must make clfold_create fail with a message that names the variable. */
+static void expect_refused_setting(const char *name, const char *value)
+{
+    clfold_context *ctx = NULL;
+    setenv(name, value, 1);
+    EXPECT_STATUS(NULL, clfold_create(&ctx, NULL), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(ctx == NULL && strstr(clfold_last_error(NULL), name) != NULL,
+           "%s=\"%s\": context %p, message \"%s\"", name, value, (void *)ctx,
+           clfold_last_error(NULL));
+    clfold_destroy(ctx);
+    unsetenv(name);
+}
+
+/* A context made with `name`=`value`, which is unset again at once. */
+static clfold_context *create_with(const char *name, const char *value)
+{
+    clfold_context *ctx = NULL;
+    setenv(name, value, 1);
+    EXPECT_STATUS(NULL, clfold_create(&ctx, NULL), CLFOLD_SUCCESS);
+    unsetenv(name);
+    return ctx;
+}
+
+/* The last run's path and block, after a 10-value int32 sum on the auto path. */
+static void expect_auto_run(clfold_context *ctx, const char *path, size_t block, const char *why)
+{
+    const int32_t data[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    int64_t sum = 0;
+    clfold_run_info info;
+    if (ctx == NULL)
+        return;
+    EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 10, CLFOLD_INT32, CLFOLD_SUM, &sum),
+                  CLFOLD_SUCCESS);
+    EXPECT(sum == 55 && clfold_last_run(ctx, &info) == CLFOLD_SUCCESS &&
+               strcmp(info.path, path) == 0 && (block == 0 || info.block_size == block),
+           "%s: sum %lld, path %s, block %zu; want path %s, block %zu", why, (long long)sum,
+           info.path, info.block_size, path, block);
+}
+
+static void test_settings(void)
+{
+    const char *const bad[][2] = {
+        {"CLFOLD_AUTO_SHAPE", "fpga"},       {"CLFOLD_AUTO_SHAPE", "GPU "},
+        {"CLFOLD_GPU_SHAPE", "512"},         {"CLFOLD_GPU_SHAPE", "512:4:4"},
+        {"CLFOLD_GPU_SHAPE", "500:4:4:256"}, {"CLFOLD_GPU_SHAPE", "512:0:4:256"},
+        {"CLFOLD_GPU_SHAPE", "512:4:4:256:1"}, {"CLFOLD_GPU_SHAPE", "512:4:x:256"},
+        {"CLFOLD_GPU_SHAPE", "-512:4:4:256"}, {"CLFOLD_GPU_ONE_LAUNCH", "no"},
+        {"CLFOLD_NO_WARP_SHUFFLE", "yes"},   {"CLFOLD_MAX_CHUNK_BYTES", "4k"},
+        {"CLFOLD_MAX_CHUNK_BYTES", "0"},     {"CLFOLD_MAX_CHUNK_BYTES", "99999999999999999999999"},
+        {"CLFOLD_MAX_CHUNK_BYTES", "-1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_refused_setting(bad[i][0], bad[i][1]);
+
+    /* Read once: the variable is gone before the context reduces, and still counts. */
+    clfold_context *gpu = create_with("CLFOLD_AUTO_SHAPE", "gpu");
+    expect_auto_run(gpu, "gpu", 0, "CLFOLD_AUTO_SHAPE=gpu, unset after create");
+    setenv("CLFOLD_AUTO_SHAPE", "cpu", 1); /* a change after create changes nothing */
+    expect_auto_run(gpu, "gpu", 0, "CLFOLD_AUTO_SHAPE=cpu set after create");
+    unsetenv("CLFOLD_AUTO_SHAPE");
+    clfold_destroy(gpu);
+    setenv("CLFOLD_AUTO_SHAPE", "gpu", 1);
+    clfold_context *tuned = create_with("CLFOLD_GPU_SHAPE", "64:1:2:0");
+    unsetenv("CLFOLD_AUTO_SHAPE");
+    expect_auto_run(tuned, "gpu", 64, "CLFOLD_GPU_SHAPE=64:1:2:0");
+    clfold_destroy(tuned);
+    /* An empty value is no value. */
+    clfold_context *plain = create_with("CLFOLD_AUTO_SHAPE", "");
+    clfold_destroy(plain);
 }
 
 int main(void)
@@ -732,5 +809,6 @@ int main(void)
     clfold_destroy(ctx);
     test_run_info();
     test_kernel_dir();
+    test_settings();
     return test_finish("test_api");
 }

@@ -163,6 +163,13 @@ expect_usage_error "$clfold" reduce -d 99:0 "$work/good.npy"
 expect_message 'no OpenCL device matches "99:0"'
 expect_usage_error env CLFOLD_DEVICE=no-such-device "$clfold" reduce "$work/good.npy"
 expect_message 'no OpenCL device matches "no-such-device", the selector in CLFOLD_DEVICE'
+# The library's environment variables, checked when the context is made.
+expect_usage_error env CLFOLD_AUTO_SHAPE=fpga "$clfold" reduce "$work/good.npy"
+expect_message 'CLFOLD_AUTO_SHAPE="fpga" is neither cpu nor gpu'
+expect_usage_error env CLFOLD_GPU_SHAPE=512:4 "$clfold" reduce "$work/good.npy"
+expect_message 'CLFOLD_GPU_SHAPE="512:4" is not BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB'
+expect_usage_error env CLFOLD_MAX_CHUNK_BYTES=1e6 "$clfold" reduce "$work/good.npy"
+expect_message 'CLFOLD_MAX_CHUNK_BYTES="1e6"'
 expect_usage_error "$clfold" reduce "$work/good.npy" "$work/good.npy"
 expect_usage_error "$clfold" reduce --op=nand "$work/good.npy"
 expect_usage_error "$clfold" devices --format csv

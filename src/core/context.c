@@ -8,26 +8,13 @@
 
 #include "device.h"
 
-/*
- * CLFOLD_MAX_CHUNK_BYTES caps the chunks clfold_reduce_host splits an array
- * into (below the device's largest buffer): a developer's knob that lets
- * tests cross chunk boundaries on small arrays.
- */
-static size_t max_chunk_bytes_from_environment(void)
-{
-    const char *text = getenv("CLFOLD_MAX_CHUNK_BYTES");
-    char *end = NULL;
-    unsigned long long value = text != NULL ? strtoull(text, &end, 10) : 0;
-    return text != NULL && *end == '\0' && value <= SIZE_MAX ? (size_t)value : 0;
-}
-
+/* A new context, with the environment's settings read: the only place they are. */
 static clfold_status context_alloc(clfold_context **ctx)
 {
     *ctx = calloc(1, sizeof **ctx);
     if (*ctx == NULL)
         return CLFOLD_ERROR_OUT_OF_HOST_MEMORY;
-    (*ctx)->max_chunk_bytes = max_chunk_bytes_from_environment();
-    return CLFOLD_SUCCESS;
+    return settings_read(*ctx, &(*ctx)->settings);
 }
 
 /*
@@ -59,7 +46,9 @@ clfold_status clfold_create(clfold_context **out, const char *selector)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     }
     CHECK(context_alloc(&ctx));
-    CHECK(device_select(ctx, selector, &ctx->device));
+    CHECK(device_select(ctx, selector != NULL && selector[0] != '\0' ? selector
+                                                                      : ctx->settings.device,
+                        &ctx->device));
     ctx->cl = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &err);
     CHECK_CL(err, "clCreateContext");
     ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device, CL_QUEUE_PROFILING_ENABLE, &err);
@@ -119,6 +108,7 @@ void clfold_destroy(clfold_context *ctx)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl != NULL)
         clReleaseContext(ctx->cl);
+    settings_release(&ctx->settings);
     free(ctx->last_error);
     free(ctx);
 }

@@ -79,8 +79,6 @@ clfold_status device_select(clfold_context *ctx, const char *selector, cl_device
     cl_int listing_error = CL_SUCCESS; /* the first platform that failed to list its devices */
 
     *device = NULL;
-    if (selector == NULL || selector[0] == '\0')
-        selector = getenv("CLFOLD_DEVICE");
     if (selector != NULL && selector[0] == '\0')
         selector = NULL;
     cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &n_platforms);
@@ -150,10 +148,10 @@ static bool has_extension(const char *extensions, const char *name)
  * instruction itself. Anything that does not report a 32-wide warp through
  * NVIDIA's own query keeps the barriers.
  */
-static bool has_warp_shuffle(cl_device_id device, bool inline_ptx)
+static bool has_warp_shuffle(cl_device_id device, bool inline_ptx, bool allowed)
 {
     cl_uint warp = 0;
-    if (!inline_ptx || getenv("CLFOLD_NO_WARP_SHUFFLE") != NULL)
+    if (!inline_ptx || !allowed)
         return false;
     return clGetDeviceInfo(device, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) ==
                CL_SUCCESS &&
@@ -202,7 +200,7 @@ clfold_status device_read_caps(clfold_context *ctx)
     caps->has_int64_base_atomics = has_extension(extensions, "cl_khr_int64_base_atomics");
     caps->has_int64_extended_atomics = has_extension(extensions, "cl_khr_int64_extended_atomics");
     caps->inline_ptx = has_extension(extensions, "cl_nv_device_attribute_query");
-    caps->warp_shuffle = has_warp_shuffle(ctx->device, caps->inline_ptx);
+    caps->warp_shuffle = has_warp_shuffle(ctx->device, caps->inline_ptx, ctx->settings.warp_shuffle);
     caps->profiling = (queue_props & CL_QUEUE_PROFILING_ENABLE) != 0;
 cleanup:
     free(extensions);

@@ -10,8 +10,9 @@
 
 /*
  * The device that `selector` names ("P:D", or a case-insensitive substring
- * of the device or platform name); NULL or "" picks CLFOLD_DEVICE from the
- * environment, else the first GPU, else the first device.
+ * of the device or platform name); NULL or "" picks the first GPU, else
+ * the first device. (clfold_create passes CLFOLD_DEVICE's selector when it
+ * is given none.)
  */
 clfold_status device_select(clfold_context *ctx, const char *selector, cl_device_id *device);
 

@@ -10,6 +10,7 @@
 
 #include "clfold.h"
 #include "program.h"
+#include "settings.h"
 #include "types.h"
 
 /* cl_khr_icd: the ICD loader found no platform (not in every cl.h). */
@@ -46,7 +47,7 @@ struct clfold_context {
     clfold_kernel kernel;        /* as set by clfold_set_kernel */
     size_t block_size;           /* 0 = choose */
     clfold_accuracy accuracy;    /* as set by clfold_set_accuracy */
-    size_t max_chunk_bytes;      /* reduce_host splits larger arrays */
+    struct settings settings;    /* the environment, read at create */
 
     struct program_cache programs;
     cl_mem scratch[2];           /* ping-pong partial results, grown on demand */

@@ -54,6 +54,10 @@
 #define tree_groups_two clfold_internal_tree_groups_two
 #define tree_shape clfold_internal_tree_shape
 
+/* settings.c */
+#define settings_read clfold_internal_settings_read
+#define settings_release clfold_internal_settings_release
+
 /* program.c */
 #define program_cache_release clfold_internal_program_cache_release
 #define program_kernel clfold_internal_program_kernel

@@ -136,9 +136,9 @@ cleanup:
 static clfold_status load_source(struct clfold_context *ctx, const char *name, char **owned,
                                  const char **text)
 {
-    const char *dir = getenv("CLFOLD_KERNEL_DIR");
+    const char *dir = ctx->settings.kernel_dir;
     *owned = NULL;
-    if (dir != NULL && dir[0] != '\0') {
+    if (dir != NULL) {
         clfold_status status = read_override(ctx, dir, name, owned);
         *text = *owned;
         return status;

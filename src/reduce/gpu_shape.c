@@ -4,10 +4,6 @@
  * value a group, and on NVIDIA one launch in which the last group folds
  * the partials.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "path.h"
 
 /*
@@ -23,26 +19,23 @@ static unsigned gpu_vector(const clfold_context *ctx, clfold_type in)
 }
 
 /*
- * By default 512 work-items a group and four groups a compute unit (2048
- * threads fill a Hopper SM), four 16-byte loads in flight each; arrays of
- * at most 256 KiB in one launch of one group, since a second launch costs
- * more than one compute unit takes to read them.
+ * By default (settings.c) 512 work-items a group and four groups a compute
+ * unit (2048 threads fill a Hopper SM), four 16-byte loads in flight each;
+ * arrays of at most 256 KiB in one launch of one group, since a second
+ * launch costs more than one compute unit takes to read them.
  * CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB overrides these,
  * a developer's knob for tuning on new hardware.
  */
 clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
 {
-    unsigned tune_block = 512, per_unit = 4, unroll = 4, single_kib = 256;
-    const char *tune = getenv("CLFOLD_GPU_SHAPE");
-    if (tune != NULL)
-        sscanf(tune, "%u:%u:%u:%u", &tune_block, &per_unit, &unroll, &single_kib);
-    block = block != 0 ? block : tune_block;
+    const struct gpu_tuning *tune = &ctx->settings.gpu;
+    block = block != 0 ? block : tune->block;
     while (block > ctx->caps.max_work_group_size)
         block /= 2;
     job->block = block;
-    job->max_groups = (size_t)ctx->caps.compute_units * (per_unit ? per_unit : 1);
-    job->unroll = unroll ? unroll : 1;
-    job->single_launch_bytes = (size_t)single_kib * 1024;
+    job->max_groups = (size_t)ctx->caps.compute_units * tune->groups_per_unit;
+    job->unroll = tune->unroll;
+    job->single_launch_bytes = (size_t)tune->single_kib * 1024;
     job->config.block_size = block;
     job->config.vec = gpu_vector(ctx, job->config.in);
     job->config.unroll = job->unroll;
@@ -51,8 +44,7 @@ clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
      * launch costs several microseconds, which at 2^17..2^23 elements is
      * most of the time. CLFOLD_GPU_ONE_LAUNCH=0 keeps two, for comparison.
      */
-    const char *once = getenv("CLFOLD_GPU_ONE_LAUNCH");
-    job->once = ctx->caps.inline_ptx && !(once != NULL && strcmp(once, "0") == 0);
+    job->once = ctx->caps.inline_ptx && ctx->settings.gpu_one_launch;
     if (job->once)
         job->entry = "reduce_gpu_once";
     return device_check_block(ctx, block);

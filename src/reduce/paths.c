@@ -3,9 +3,6 @@
  * K1..K7 (tree.c), the atomic baseline (atomic.c), and the auto path's two
  * device shapes (gpu_shape.c, cpu_shape.c). path.h says what an entry holds.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "path.h"
 
 /* K1..K5 take their local array as an argument; K6, K7 and the GPU shape declare theirs. */
@@ -42,12 +39,8 @@ const struct reduce_path *path_choose(const clfold_context *ctx)
     if (ctx->kernel != CLFOLD_AUTO)
         return &LADDER[ctx->kernel];
     /* CLFOLD_AUTO_SHAPE=cpu|gpu forces a shape: how CI tests both on one device. */
-    const char *forced = getenv("CLFOLD_AUTO_SHAPE");
-    bool cpu = ctx->caps.is_cpu;
-    if (forced != NULL && strcmp(forced, "cpu") == 0)
-        cpu = true;
-    if (forced != NULL && strcmp(forced, "gpu") == 0)
-        cpu = false;
+    bool cpu = ctx->settings.shape == AUTO_SHAPE_OF_DEVICE ? ctx->caps.is_cpu
+                                                           : ctx->settings.shape == AUTO_SHAPE_CPU;
     return cpu ? &CPU_SHAPE : &GPU_SHAPE;
 }
 

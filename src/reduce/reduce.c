@@ -189,8 +189,8 @@ cleanup:
 static size_t chunk_elements(const clfold_context *ctx, size_t element)
 {
     size_t bytes = ctx->caps.max_alloc_size > SIZE_MAX ? SIZE_MAX : (size_t)ctx->caps.max_alloc_size;
-    if (ctx->max_chunk_bytes != 0 && ctx->max_chunk_bytes < bytes)
-        bytes = ctx->max_chunk_bytes;
+    if (ctx->settings.max_chunk_bytes != 0 && ctx->settings.max_chunk_bytes < bytes)
+        bytes = ctx->settings.max_chunk_bytes;
     return bytes / element > 0 ? bytes / element : 1;
 }
 

@@ -1,0 +1,138 @@
+/*
+ * settings.c: reads the library's environment variables once, at context
+ * creation, and checks each one: a value clfold cannot take fails the
+ * create, naming the variable, instead of being half-read or ignored.
+ */
+#include "settings.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A copy of the variable's value; NULL when it is unset or empty. */
+static clfold_status read_text(clfold_context *ctx, const char *name, char **out)
+{
+    const char *text = getenv(name);
+    *out = NULL;
+    if (text == NULL || text[0] == '\0')
+        return CLFOLD_SUCCESS;
+    *out = malloc(strlen(text) + 1);
+    if (*out == NULL)
+        return fail(ctx, CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %s", name);
+    strcpy(*out, text);
+    return CLFOLD_SUCCESS;
+}
+
+/* Digits only, at most `max`; false for anything else. */
+static bool parse_number(const char *text, unsigned long long max, unsigned long long *value)
+{
+    char *end = NULL;
+    if (text[0] < '0' || text[0] > '9')
+        return false;
+    errno = 0;
+    *value = strtoull(text, &end, 10);
+    return errno == 0 && end != text && *end == '\0' && *value <= max;
+}
+
+static clfold_status read_chunk_bytes(clfold_context *ctx, size_t *bytes)
+{
+    const char *text = getenv("CLFOLD_MAX_CHUNK_BYTES");
+    unsigned long long value = 0;
+    *bytes = 0;
+    if (text == NULL || text[0] == '\0')
+        return CLFOLD_SUCCESS;
+    if (!parse_number(text, SIZE_MAX, &value) || value == 0)
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
+                    "CLFOLD_MAX_CHUNK_BYTES=\"%s\" is not a number of bytes above 0", text);
+    *bytes = (size_t)value;
+    return CLFOLD_SUCCESS;
+}
+
+static clfold_status read_shape(clfold_context *ctx, enum auto_shape *shape)
+{
+    const char *text = getenv("CLFOLD_AUTO_SHAPE");
+    *shape = AUTO_SHAPE_OF_DEVICE;
+    if (text == NULL || text[0] == '\0')
+        return CLFOLD_SUCCESS;
+    if (strcmp(text, "cpu") == 0)
+        *shape = AUTO_SHAPE_CPU;
+    else if (strcmp(text, "gpu") == 0)
+        *shape = AUTO_SHAPE_GPU;
+    else
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
+                    "CLFOLD_AUTO_SHAPE=\"%s\" is neither cpu nor gpu", text);
+    return CLFOLD_SUCCESS;
+}
+
+/* BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB, four whole numbers; BLOCK a power of two. */
+static clfold_status read_gpu_tuning(clfold_context *ctx, struct gpu_tuning *gpu)
+{
+    const char *text = getenv("CLFOLD_GPU_SHAPE");
+    unsigned long long parts[4];
+    char copy[128];
+    *gpu = (struct gpu_tuning){512, 4, 4, 256};
+    if (text == NULL || text[0] == '\0')
+        return CLFOLD_SUCCESS;
+    bool ok = strlen(text) < sizeof copy;
+    if (ok) {
+        strcpy(copy, text);
+        char *rest = copy;
+        for (int i = 0; i < 4 && ok; i++) {
+            char *field = rest;
+            char *colon = strchr(rest, ':');
+            ok = (colon != NULL) == (i < 3);
+            if (colon != NULL) {
+                *colon = '\0';
+                rest = colon + 1;
+            }
+            ok = ok && parse_number(field, 1u << 20, &parts[i]);
+        }
+    }
+    ok = ok && parts[0] != 0 && (parts[0] & (parts[0] - 1)) == 0 && parts[1] != 0 && parts[2] != 0;
+    if (!ok)
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
+                    "CLFOLD_GPU_SHAPE=\"%s\" is not BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB "
+                    "(whole numbers, BLOCK a power of two, the first three above 0)", text);
+    *gpu = (struct gpu_tuning){(unsigned)parts[0], (unsigned)parts[1], (unsigned)parts[2],
+                               (unsigned)parts[3]};
+    return CLFOLD_SUCCESS;
+}
+
+static clfold_status read_switch(clfold_context *ctx, const char *name, bool *value)
+{
+    const char *text = getenv(name);
+    if (text == NULL || text[0] == '\0')
+        return CLFOLD_SUCCESS;
+    if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT, "%s=\"%s\" is neither 0 nor 1", name, text);
+    *value = text[0] == '1';
+    return CLFOLD_SUCCESS;
+}
+
+clfold_status settings_read(clfold_context *ctx, struct settings *settings)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    bool no_warp_shuffle = false;
+    settings_release(settings);
+    settings->gpu_one_launch = true;
+    CHECK(read_text(ctx, "CLFOLD_DEVICE", &settings->device));
+    CHECK(read_text(ctx, "CLFOLD_KERNEL_DIR", &settings->kernel_dir));
+    CHECK(read_chunk_bytes(ctx, &settings->max_chunk_bytes));
+    CHECK(read_shape(ctx, &settings->shape));
+    CHECK(read_gpu_tuning(ctx, &settings->gpu));
+    CHECK(read_switch(ctx, "CLFOLD_GPU_ONE_LAUNCH", &settings->gpu_one_launch));
+    CHECK(read_switch(ctx, "CLFOLD_NO_WARP_SHUFFLE", &no_warp_shuffle));
+    settings->warp_shuffle = !no_warp_shuffle;
+cleanup:
+    return status;
+}
+
+void settings_release(struct settings *settings)
+{
+    free(settings->device);
+    free(settings->kernel_dir);
+    memset(settings, 0, sizeof *settings);
+}

@@ -1,0 +1,44 @@
+/*
+ * settings.h: the library's environment variables, read and checked once,
+ * in clfold_create*, into the context; nothing reads the environment while
+ * reducing. A malformed value fails the create with a message that names
+ * the variable. docs/environment.md lists them all.
+ */
+#ifndef CLFOLD_SETTINGS_H
+#define CLFOLD_SETTINGS_H
+
+#include "namespace.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "clfold.h"
+
+/* CLFOLD_AUTO_SHAPE: which shape the auto path takes. */
+enum auto_shape { AUTO_SHAPE_OF_DEVICE, AUTO_SHAPE_CPU, AUTO_SHAPE_GPU };
+
+/* CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB, the GPU shape's geometry. */
+struct gpu_tuning {
+    unsigned block;            /* work-items a group (0: 512) */
+    unsigned groups_per_unit;  /* work-groups a compute unit */
+    unsigned unroll;           /* 16-byte loads in flight a work-item */
+    unsigned single_kib;       /* arrays of at most this many KiB take one group */
+};
+
+struct settings {
+    char *device;              /* CLFOLD_DEVICE: the default selector; NULL if unset or "" */
+    size_t max_chunk_bytes;    /* CLFOLD_MAX_CHUNK_BYTES: 0, the device's largest buffer */
+    enum auto_shape shape;     /* CLFOLD_AUTO_SHAPE=cpu|gpu */
+    struct gpu_tuning gpu;     /* CLFOLD_GPU_SHAPE */
+    bool gpu_one_launch;       /* CLFOLD_GPU_ONE_LAUNCH=0|1 (default 1; only NVIDIA can) */
+    bool warp_shuffle;         /* CLFOLD_NO_WARP_SHUFFLE set: false (default true; only NVIDIA can) */
+    char *kernel_dir;          /* CLFOLD_KERNEL_DIR: kernels from this folder; NULL if unset or "" */
+};
+
+struct clfold_context;
+
+/* Reads and checks every variable into `settings`; on a bad value, fails naming it. */
+clfold_status settings_read(struct clfold_context *ctx, struct settings *settings);
+
+void settings_release(struct settings *settings);
+
+#endif /* CLFOLD_SETTINGS_H */
