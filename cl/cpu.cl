@@ -78,7 +78,7 @@ inline VACC_T load_vector(__global const IN_T *in, size_t i)
 #endif
 }
 
-#if OP == OP_SUM && ACC_FLOAT
+#if RUN_CARRY || ACC_COMPENSATED
 #define COMPENSATED_LANES 1
 /* A vector of runs: per lane a sum and the Neumaier carry of its roundings. */
 typedef struct {
@@ -181,11 +181,11 @@ inline void lanes_values(lanes_t lanes, ACC_T *values) { VSTORE(lanes, 0, values
 #endif
 
 /*
- * Sums of 8- and 16-bit integers: a block of SUM_BLOCK vectors adds up
- * exactly in 32-bit lanes (16 values under 2^16 each), widened to the 64-bit
- * accumulator once per block instead of value by value.
+ * Sums of 8- and 16-bit integers (SMALL_INT_SUM, the host's): a block of
+ * SUM_BLOCK vectors adds up exactly in 32-bit lanes (16 values under 2^16
+ * each), widened to the 64-bit accumulator once per block instead of value
+ * by value.
  */
-#define SMALL_INT_SUM (OP == OP_SUM && !ACC_FLOAT && !IN_IS_ACC && !IN_HALF && IN_SIZE <= 2)
 
 /*
  * SUM_BLOCK: the vectors combined before one fold into an accumulator. 16
@@ -195,7 +195,7 @@ inline void lanes_values(lanes_t lanes, ACC_T *values) { VSTORE(lanes, 0, values
  */
 #if SMALL_INT_SUM
 #define SUM_BLOCK 16
-#elif COMPENSATED_LANES && !ACC_COMPENSATED
+#elif RUN_CARRY
 #define SUM_BLOCK 8
 #else
 #define SUM_BLOCK 1

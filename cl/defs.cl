@@ -12,6 +12,9 @@
  *   ACC_SCALAR_T  the scalar type of ACC_T (ACC_T itself unless compensated)
  *   ACC_COMPENSATED 1 when ACC_T is a (sum, carry) pair, float2 or double2,
  *                 merged with Neumaier's rule: the accuracy option
+ *   RUN_CARRY     1 when a work-item's run of a plain float sum carries a
+ *                 Neumaier compensation (run_t below): the default and fp64
+ *                 accuracies
  *   ACC_UT        its unsigned twin (integers), for wrapping arithmetic
  *   ACC_SIZE      sizeof(ACC_T)
  *   ACC_FLOAT     0 for integers, else the width of its float scalar (32, 64)
@@ -20,7 +23,11 @@
  *   OP            OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR
  *   NEEDS_FP64    1 when IN_T or ACC_T is double
  *   WARP_SHUFFLE  1 only where lanes of 32 are guaranteed to run in step and
- *                 shfl.sync exists (NVIDIA); the host decides, never the kernel
+ *                 shfl.sync exists (NVIDIA)
+ *   SMALL_INT_SUM 1 when the device shapes add 8- or 16-bit integers in
+ *                 32-bit lanes before widening (cpu.cl, gpu.cl)
+ * The host decides each of these (src/core/program.c builds the flags);
+ * no kernel derives one from the others.
  */
 #ifndef IN_T
 #define IN_T int
@@ -56,6 +63,12 @@
 #endif
 #ifndef WARP_SHUFFLE
 #define WARP_SHUFFLE 0
+#endif
+#ifndef RUN_CARRY
+#define RUN_CARRY 0
+#endif
+#ifndef SMALL_INT_SUM
+#define SMALL_INT_SUM 0
 #endif
 
 #define OP_SUM 0
@@ -294,7 +307,7 @@ inline ACC_T fold_tree(__local ACC_T *sdata, uint tid, uint block)
  * than one rounding: run_value() is within 2 ulp of the run's exact sum.
  * Every other fold just combines.
  */
-#if OP == OP_SUM && ACC_FLOAT && !ACC_COMPENSATED
+#if RUN_CARRY
 typedef struct {
     ACC_T sum;
     ACC_T carry;

@@ -69,16 +69,14 @@ inline float half_bits_to_float(uint bits)
  * (L + 4) u A bound, which a work-item's run leaves free (it has a whole
  * vector only when n is at least VEC times the grid).
  */
-#define PAIRWISE_VECTOR (OP == OP_SUM && ACC_FLOAT && !ACC_COMPENSATED && VEC >= 2)
+#define PAIRWISE_VECTOR (RUN_CARRY && VEC >= 2)
 #define PAIR2(v, CONVERT) (CONVERT((v).s0) + CONVERT((v).s1))
 #define PAIR4(v, CONVERT) (PAIR2((v).s01, CONVERT) + PAIR2((v).s23, CONVERT))
 #define PAIR8(v, CONVERT) (PAIR4((v).s0123, CONVERT) + PAIR4((v).s4567, CONVERT))
 #define PAIR16(v, CONVERT) (PAIR8((v).s01234567, CONVERT) + PAIR8((v).s89abcdef, CONVERT))
 #define PAIR_VEC CONCAT(PAIR, VEC)
 
-/* Integer sums of 8- or 16-bit elements: no vector of them overflows an int. */
-#define SMALL_INT_SUM (OP == OP_SUM && !ACC_FLOAT && !IN_IS_ACC && VEC >= 8)
-
+/* SMALL_INT_SUM (the host's, with VEC >= 8): no vector of 8- or 16-bit values overflows an int. */
 #if SMALL_INT_SUM
 /*
  * The VEC lanes' sum, through a private array: halving the vector with

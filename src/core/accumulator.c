@@ -17,11 +17,11 @@ clfold_status accumulator_choose(clfold_context *ctx, clfold_type type, clfold_o
     clfold_status status = accumulator_type(type, op, &result);
     if (status != CLFOLD_SUCCESS)
         return status;
-    *acc = (struct accumulator){result, result, false};
+    *acc = (struct accumulator){result, result, false, false};
     if (op != CLFOLD_SUM || type_info(result)->float_bits == 0 || kernel == CLFOLD_ATOMIC)
         return CLFOLD_SUCCESS;
-    if (ctx->accuracy == CLFOLD_ACCURACY_COMPENSATED)
-        acc->compensated = true;
+    acc->compensated = ctx->accuracy == CLFOLD_ACCURACY_COMPENSATED;
+    acc->run_carry = !acc->compensated;
     if (ctx->accuracy == CLFOLD_ACCURACY_FP64)
         acc->scalar = CLFOLD_DOUBLE; /* a no-op for double itself */
     return CLFOLD_SUCCESS;

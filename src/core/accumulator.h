@@ -16,6 +16,9 @@ struct accumulator {
     clfold_type result;  /* what the caller receives */
     clfold_type scalar;  /* the kernels' scalar: result, or double in the fp64 mode */
     bool compensated;    /* values are (sum, carry) pairs of scalars */
+    bool run_carry;      /* a plain float sum whose work-item runs carry a Neumaier
+                            compensation (every tree path at the default and fp64
+                            accuracies; never the atomic baseline) */
 };
 
 /* The largest accumulator value: a pair of doubles. */

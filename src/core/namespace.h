@@ -49,6 +49,7 @@
 #define path_choose clfold_internal_path_choose
 #define path_of_kernel clfold_internal_path_of_kernel
 #define scratch_ensure clfold_internal_scratch_ensure
+#define sums_small_integers clfold_internal_sums_small_integers
 #define tree_bind_local clfold_internal_tree_bind_local
 #define tree_groups_one clfold_internal_tree_groups_one
 #define tree_groups_two clfold_internal_tree_groups_two

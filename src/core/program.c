@@ -37,6 +37,8 @@ static bool append_accumulator_flags(char *buf, size_t cap, const struct accumul
         ok = ok && append(buf, cap, " -DACC_UT=%s", scalar->cl_unsigned);
     if (acc->compensated)
         ok = ok && append(buf, cap, " -DACC_COMPENSATED=1 -DACC_SCALAR_T=%s", scalar->cl_name);
+    if (acc->run_carry)
+        ok = ok && append(buf, cap, " -DRUN_CARRY=1");
     return ok;
 }
 
@@ -94,6 +96,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DACCS=%u", config->accs);
     if (config->unroll != 0)
         ok = ok && append(buf, cap, " -DUNROLL=%u", config->unroll);
+    if (config->small_int_sum)
+        ok = ok && append(buf, cap, " -DSMALL_INT_SUM=1");
     /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences. */
     if (ctx->caps.inline_ptx && (config->atomic || config->unroll != 0))
         ok = ok && append(buf, cap, " -DINLINE_PTX=1");

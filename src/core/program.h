@@ -23,6 +23,7 @@ struct build_config {
     unsigned vec;            /* VEC of the CPU and GPU shapes; 0 elsewhere */
     unsigned accs;           /* the CPU shape's ACCS; 0 elsewhere */
     unsigned unroll;         /* the GPU shape's UNROLL; 0 elsewhere */
+    bool small_int_sum;      /* the shapes: 8- and 16-bit sums add vectors in 32-bit lanes first */
 };
 
 #define PROGRAM_MAX_KERNELS 8

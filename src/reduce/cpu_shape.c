@@ -86,8 +86,7 @@ clfold_status cpu_run(clfold_context *ctx, const struct job *job, cl_mem in, siz
     clfold_status status = CLFOLD_SUCCESS;
     const struct build_config *first = &job->config;
     size_t acc_size = accumulator_size(&first->acc);
-    const struct type_info *in_type = type_info(first->in);
-    bool small_int_sum = first->op == CLFOLD_SUM && in_type->float_bits == 0 && in_type->size <= 2;
+    bool small_int_sum = sums_small_integers(first);
     struct cpu_launch shape =
         cpu_launch(ctx, count, type_info(small_int_sum ? CLFOLD_INT32 : first->acc.scalar));
     struct build_config config = *first;
@@ -95,6 +94,7 @@ clfold_status cpu_run(clfold_context *ctx, const struct job *job, cl_mem in, siz
 
     config.vec = shape.vec;
     config.accs = shape.accs;
+    config.small_int_sum = small_int_sum;
     values = malloc(shape.work_items * acc_size);
     if (values == NULL)
         FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %zu partial values", shape.work_items);

@@ -39,6 +39,8 @@ clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
     job->config.block_size = block;
     job->config.vec = gpu_vector(ctx, job->config.in);
     job->config.unroll = job->unroll;
+    /* A vector of 8 or more small integers adds up in an int before the 64-bit run. */
+    job->config.small_int_sum = sums_small_integers(&job->config) && job->config.vec >= 8;
     /*
      * Where the kernel can fence with PTX, one launch does it all: a second
      * launch costs several microseconds, which at 2^17..2^23 elements is

@@ -8,6 +8,13 @@
 
 size_t divide_up(size_t a, size_t b) { return a / b + (a % b != 0); }
 
+bool sums_small_integers(const struct build_config *config)
+{
+    const struct type_info *in = type_info(config->in);
+    return config->op == CLFOLD_SUM && !config->in_partials && in->float_bits == 0 &&
+           in->size <= 2;
+}
+
 /*
  * Scratch buffers start at 64 KiB: partial values rarely need more, so
  * they are seldom released and re-created (which also spares Oclgrind 21.10
@@ -117,6 +124,7 @@ clfold_status passes_run(clfold_context *ctx, const struct job *job, cl_mem in, 
         offset = 0;
         count = job->once ? 1 : groups;
         config.in_partials = true;
+        config.small_int_sum = false;
         config.vec = config.vec != 0 ? 1 : 0; /* partial values: one at a time */
         out ^= 1;
     } while (count > 1);

@@ -117,4 +117,7 @@ clfold_status passes_run(clfold_context *ctx, const struct job *job, cl_mem in, 
 
 size_t divide_up(size_t a, size_t b);
 
+/* Whether a pass sums 8- or 16-bit integers of the caller's: the shapes add those in 32-bit lanes first. */
+bool sums_small_integers(const struct build_config *config);
+
 #endif /* CLFOLD_PATH_H */
