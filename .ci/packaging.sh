@@ -16,7 +16,7 @@
 # and it compiles a file that includes clfold.h as C99 and as C++11 with
 # -pedantic -Wall -Wextra -Werror, and links and runs the C++ one.
 #
-# Needs what .ci/deps installs (cc, c++, cmake, pkg-config, nm, an OpenCL
+# Needs what .ci/deps and .ci/deps-ci install (cc, c++, cmake, pkg-config, nm, an OpenCL
 # device such as POCL). Build trees go to build-pkg-ci/ (removed first),
 # prefixes to a temporary folder under /tmp (removed at the end).
 set -Eeuo pipefail

@@ -21,7 +21,7 @@
 #      corpora of tests/fuzz/ (new inputs go to build-asan/fuzz/, never into
 #      the committed corpus), and prints how many inputs each ran.
 # Suppressions, for the drivers' findings only: tests/lsan.supp (none needed
-# today), tests/valgrind.supp. Needs what .ci/deps installs (clang-14,
+# today), tests/valgrind.supp. Needs what .ci/deps-ci installs (clang-14,
 # libclang-rt-14-dev, valgrind).
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."

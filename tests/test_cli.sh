@@ -18,8 +18,11 @@ grep -Eq '^clfold [0-9]+\.[0-9]+\.[0-9]+$' "$work/out" || fail "--version: $(cat
 # --- devices --------------------------------------------------------------------
 expect_status 0 "$clfold" devices
 grep -q '^0:0 ' "$work/out" || fail "devices lists no 0:0"
+# What a user can reduce there: double (yes/no) and half (storage everywhere, arithmetic with cl_khr_fp16).
+head -1 "$work/out" | grep -Eq ' double half$' || fail "devices header lacks the double and half columns"
+grep -Eq '^0:0 .* (yes|no) +(storage|arithmetic)$' "$work/out" || fail "devices row 0:0 lacks double/half: $(grep '^0:0' "$work/out")"
 expect_status 0 "$clfold" devices --format json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["devices"][0]["index"]=="0:0"; assert "max_work_group_size" in d["devices"][0]' "$work/out" \
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["devices"][0]["index"]=="0:0"; assert "max_work_group_size" in d["devices"][0]; assert d["devices"][0]["half"] in ("storage", "arithmetic")' "$work/out" \
     || fail "devices --format json is not the documented JSON"
 
 # --- ladder ---------------------------------------------------------------------

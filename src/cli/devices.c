@@ -1,6 +1,9 @@
 /*
  * devices.c: `clfold devices`: every platform and device, numbered "P:D"
- * in the order OpenCL lists them, the numbering that -d P:D selects.
+ * in the order OpenCL lists them, the numbering that -d P:D selects. The
+ * last two columns say what a user can reduce there: double data (and the
+ * fp64 accuracy) where the device has cl_khr_fp64; half data everywhere,
+ * as storage that clfold converts, or with arithmetic (cl_khr_fp16).
  */
 #include <stdio.h>
 
@@ -10,12 +13,18 @@
 #define MAX_PLATFORMS 16
 #define MAX_DEVICES 64
 
+/* What clfold does with half data on the device: converts it, or has fp16 arithmetic too. */
+static const char *half_support(const struct device_summary *s)
+{
+    return s->fp16 ? "arithmetic" : "storage";
+}
+
 static void print_table_row(const char *index, const struct device_summary *s)
 {
-    printf("%-5s %-40.40s %-24.24s %-4s %4u %9.1f %9.1f %6zu  %-18.18s %-4s %-4s\n", index, s->name,
+    printf("%-5s %-40.40s %-24.24s %-4s %4u %9.1f %9.1f %6zu  %-18.18s %-6s %s\n", index, s->name,
            s->vendor, s->type, s->compute_units, (double)s->global_mem / (1 << 30),
            (double)s->local_mem / 1024, s->max_work_group, s->c_version, s->fp64 ? "yes" : "no",
-           s->fp16 ? "yes" : "no");
+           half_support(s));
 }
 
 static void print_json_entry(const char *index, const struct device_summary *s, int first)
@@ -33,7 +42,8 @@ static void print_json_entry(const char *index, const struct device_summary *s, 
            s->type, s->compute_units, (unsigned long long)s->global_mem,
            (unsigned long long)s->local_mem, s->max_work_group);
     json_string(stdout, s->c_version);
-    printf(", \"fp64\": %s, \"fp16\": %s}", s->fp64 ? "true" : "false", s->fp16 ? "true" : "false");
+    printf(", \"fp64\": %s, \"fp16\": %s, \"half\": \"%s\"}", s->fp64 ? "true" : "false",
+           s->fp16 ? "true" : "false", half_support(s));
 }
 
 int command_devices(const struct cli_args *args)
@@ -47,8 +57,8 @@ int command_devices(const struct cli_args *args)
     if (args->format == FORMAT_JSON)
         printf("{\"format_version\": 1, \"devices\": [");
     else
-        printf("%-5s %-40s %-24s %-4s %4s %9s %9s %6s  %-18s %-4s %-4s\n", "P:D", "Name", "Vendor",
-               "Type", "CUs", "Mem(GiB)", "Local(KiB)", "MaxWG", "OpenCL C", "fp64", "fp16");
+        printf("%-5s %-40s %-24s %-4s %4s %9s %9s %6s  %-18s %-6s %s\n", "P:D", "Name", "Vendor",
+               "Type", "CUs", "Mem(GiB)", "Local(KiB)", "MaxWG", "OpenCL C", "double", "half");
     for (cl_uint p = 0; p < n_platforms && p < MAX_PLATFORMS; p++) {
         cl_device_id devices[MAX_DEVICES];
         cl_uint n_devices = 0;
