@@ -1,13 +1,10 @@
 /*
- * args.c: the runner's command-line grammar:
- *   clfold [--help | --version]
- *   clfold devices [--format table|json]
- *   clfold ladder  [-d SEL] [-n N] [-t TYPE] [-o OP] [-b BLOCK] [--accuracy A]
- *                  [--format table|csv|json] [-v]
- *   clfold reduce  [-d SEL] [-o OP] [-k KERNEL] [-b BLOCK] [--accuracy A] [-v] FILE
- *   clfold bench   [-d SEL] [--sizes LIST] [-t TYPES] [-o OPS] [-k KERNELS] [--accuracy A]
- *                  [--peer CMD]... [--format table|csv|json] [--plot FILE.png] [-v]
- * Options take their value as the next word or after '=' (--format=json).
+ * args.c: the runner's command-line grammar, written once: OPTIONS names
+ * the options, COMMANDS the commands, and USAGE which command takes which
+ * option, with its synopsis and help text. The parser's rules and every
+ * --help text (cli_usage) come from these tables; tests/test_cli.sh checks
+ * that README's synopsis is what --help prints. Options take their value
+ * as the next word or after '=' (--format=json).
  */
 #include "args.h"
 
@@ -42,16 +39,154 @@ static const struct option_spec OPTIONS[] = {
 static const struct {
     const char *name;
     enum cli_command command;
-    unsigned options;
+    const char *summary;      /* one line for clfold --help */
+    const char *description;  /* the paragraph of clfold COMMAND --help */
+    const char *operands;     /* after the options in the synopsis */
 } COMMANDS[] = {
-    {"devices", CMD_DEVICES, OPT_FORMAT},
-    {"ladder", CMD_LADDER,
-     OPT_DEVICE | OPT_N | OPT_TYPE | OPT_OP | OPT_BLOCK | OPT_FORMAT | OPT_VERBOSE | OPT_ACCURACY},
-    {"reduce", CMD_REDUCE, OPT_DEVICE | OPT_OP | OPT_KERNEL | OPT_BLOCK | OPT_VERBOSE | OPT_ACCURACY},
-    {"bench", CMD_BENCH,
-     OPT_DEVICE | OPT_TYPE | OPT_OP | OPT_KERNEL | OPT_FORMAT | OPT_VERBOSE | OPT_ACCURACY |
-         OPT_SIZES | OPT_PEER | OPT_PLOT},
+    {"devices", CMD_DEVICES, "list every OpenCL platform and device",
+     "Lists every platform and device with its P:D index, name, vendor, type,\n"
+     "compute units, global and local memory, maximum work-group size, OpenCL C\n"
+     "version, and what it does with double (yes/no) and half data (storage, or\n"
+     "arithmetic too).\n",
+     ""},
+    {"ladder", CMD_LADDER, "run Harris's reduction ladder K1..K7 and print his table",
+     "Runs the host loop, the atomic baseline and Harris's kernels K1..K7 on N\n"
+     "elements, checks each against the exact host result, and prints time (device\n"
+     "time of all passes, best of several runs), bandwidth, step and cumulative\n"
+     "speedup. Exit status 1 if any result is wrong.\n",
+     ""},
+    {"reduce", CMD_REDUCE, "reduce a NumPy .npy file and print the result",
+     "Reduces the .npy FILE (little-endian, any shape read as flat; its dtype gives\n"
+     "the type) and prints the result alone: integers in decimal, floats with enough\n"
+     "digits to round-trip.\n",
+     " FILE"},
+    {"bench", CMD_BENCH, "sweep sizes, types and kernels; compare with peers; plot",
+     "For every size, type, operator and kernel: device time of one reduction (best\n"
+     "and median), end-to-end time of one call, GB/s of input, and the percentage of\n"
+     "what a plain streaming-read kernel reads in the same run. Results are checked\n"
+     "(exit status 1 if wrong).\n",
+     ""},
 };
+
+/* Which command takes which option, in --help's order, with its synopsis and help. */
+static const struct {
+    enum cli_command command;
+    unsigned flag;
+    const char *synopsis;
+    const char *help;
+} USAGE[] = {
+    {CMD_DEVICES, OPT_FORMAT, "[--format table|json]", ""},
+    {CMD_LADDER, OPT_DEVICE, "[-d SEL]", "  -d SEL      device (see clfold --help)\n"},
+    {CMD_LADDER, OPT_N, "[-n N]", "  -n N        elements, digits or 2^K (default 2^22)\n"},
+    {CMD_LADDER, OPT_TYPE, "[-t TYPE]",
+     "  -t TYPE     int8 uint8 int16 uint16 int32 uint32 int64 uint64 half float double\n"
+     "              (default int32)\n"},
+    {CMD_LADDER, OPT_OP, "[-o OP]", "  -o OP       sum prod min max and or xor (default sum)\n"},
+    {CMD_LADDER, OPT_BLOCK, "[-b BLOCK]",
+     "  -b BLOCK    work-group size, a power of two (default 128, as in the seed)\n"},
+    {CMD_LADDER, OPT_ACCURACY, "[--accuracy A]",
+     "  --accuracy A  float sums: default, compensated or fp64 (docs/accuracy.md)\n"},
+    {CMD_LADDER, OPT_FORMAT, "[--format table|csv|json]",
+     "  --format F  table, csv or json (default table)\n"},
+    {CMD_LADDER, OPT_VERBOSE, "[-v]", "  -v          say how each kernel was built, on stderr\n"},
+    {CMD_REDUCE, OPT_DEVICE, "[-d SEL]", "  -d SEL      device (see clfold --help)\n"},
+    {CMD_REDUCE, OPT_OP, "[-o OP]", "  -o OP       sum prod min max and or xor (default sum)\n"},
+    {CMD_REDUCE, OPT_KERNEL, "[-k KERNEL]", "  -k KERNEL   k1..k7, atomic or auto (default auto)\n"},
+    {CMD_REDUCE, OPT_BLOCK, "[-b BLOCK]",
+     "  -b BLOCK    work-group size, a power of two (default: clfold chooses)\n"},
+    {CMD_REDUCE, OPT_ACCURACY, "[--accuracy A]",
+     "  --accuracy A  float sums: default, compensated or fp64 (docs/accuracy.md)\n"},
+    {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
+    {CMD_BENCH, OPT_DEVICE, "[-d SEL]", "  -d SEL        device (see clfold --help)\n"},
+    {CMD_BENCH, OPT_SIZES, "[--sizes LIST]",
+     "  --sizes LIST  LOW:HIGH, every power of two between (default 2^10:2^28),\n"
+     "                or a comma list of counts\n"},
+    {CMD_BENCH, OPT_TYPE, "[-t TYPES]", "  -t TYPES      comma list (default float)\n"},
+    {CMD_BENCH, OPT_OP, "[-o OPS]", "  -o OPS        comma list (default sum)\n"},
+    {CMD_BENCH, OPT_KERNEL, "[-k KERNELS]",
+     "  -k KERNELS    comma list of auto, k1..k7, atomic (default auto)\n"},
+    {CMD_BENCH, OPT_ACCURACY, "[--accuracy A]",
+     "  --accuracy A  float sums: default, compensated or fp64 (docs/accuracy.md)\n"},
+    {CMD_BENCH, OPT_PEER, "[--peer CMD]...",
+     "  --peer CMD    also run CMD TYPE N... (see bench/peers/), which prints one JSON\n"
+     "                object per size; its time and the ratio to clfold are shown\n"},
+    {CMD_BENCH, OPT_FORMAT, "[--format table|csv|json]",
+     "  --format F    table, csv or json (default table)\n"},
+    {CMD_BENCH, OPT_PLOT, "[--plot FILE.png]",
+     "  --plot FILE   draw GB/s against size as a PNG with gnuplot\n"},
+    {CMD_BENCH, OPT_VERBOSE, "[-v]", "  -v            say how each kernel was built, on stderr\n"},
+};
+
+#define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* The options `command` takes: its rows of USAGE. */
+static unsigned options_of(enum cli_command command)
+{
+    unsigned options = 0;
+    for (size_t i = 0; i < COUNT(USAGE); i++)
+        if (USAGE[i].command == command)
+            options |= USAGE[i].flag;
+    return options;
+}
+
+/* Appends formatted text to buf[*used .. cap), as far as it fits. */
+static void put(char *buf, size_t cap, size_t *used, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int n = *used < cap ? vsnprintf(buf + *used, cap - *used, format, args) : 0;
+    va_end(args);
+    *used += n > 0 ? (size_t)n : 0;
+}
+
+static const char GENERAL_NOTES[] =
+    "\n"
+    "clfold COMMAND --help describes a command; clfold --version prints the version.\n"
+    "Devices: -d P:D (as `clfold devices` numbers them) or a case-insensitive part of\n"
+    "the device or platform name; default $CLFOLD_DEVICE, else the first GPU, else the\n"
+    "first device.\n";
+
+size_t cli_usage(enum cli_command command, char *buf, size_t cap)
+{
+    size_t used = 0;
+    if (cap > 0)
+        buf[0] = '\0';
+    if (command == CMD_NONE) {
+        put(buf, cap, &used, "usage: clfold COMMAND [OPTIONS]\n\nPortable OpenCL reductions.\n\n"
+                             "commands:\n");
+        for (size_t c = 0; c < COUNT(COMMANDS); c++)
+            put(buf, cap, &used, "  %-9s %s\n", COMMANDS[c].name, COMMANDS[c].summary);
+        put(buf, cap, &used, "%s", GENERAL_NOTES);
+        return used;
+    }
+    size_t c = 0;
+    while (COMMANDS[c].command != command)
+        c++;
+    /* The synopsis, wrapped before 80 columns under the command's name. */
+    size_t line_start = used, indent = strlen("usage: clfold ") + strlen(COMMANDS[c].name) + 1;
+    put(buf, cap, &used, "usage: clfold %s", COMMANDS[c].name);
+    for (size_t i = 0; i <= COUNT(USAGE); i++) {
+        const char *word = i < COUNT(USAGE) ? USAGE[i].synopsis : COMMANDS[c].operands + 1;
+        if ((i < COUNT(USAGE) && USAGE[i].command != command) || word[0] == '\0' ||
+            (i == COUNT(USAGE) && COMMANDS[c].operands[0] == '\0'))
+            continue;
+        if (used - line_start + 1 + strlen(word) >= 80) {
+            put(buf, cap, &used, "\n");
+            line_start = used;
+            put(buf, cap, &used, "%*s", (int)(indent - 1), "");
+        }
+        put(buf, cap, &used, " %s", word);
+    }
+    put(buf, cap, &used, "\n\n%s", COMMANDS[c].description);
+    bool first = true;
+    for (size_t i = 0; i < COUNT(USAGE); i++) {
+        if (USAGE[i].command != command || USAGE[i].help[0] == '\0')
+            continue;
+        put(buf, cap, &used, "%s%s", first ? "\n" : "", USAGE[i].help);
+        first = false;
+    }
+    return used;
+}
 
 /*
  * Writes the reason into err; returns -1. The reason quotes the user's words,
@@ -223,10 +358,10 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
     err[0] = '\0';
     if (argc < 2)
         return usage_error(err, cap, "no command given (devices, ladder, reduce, bench; see --help)");
-    for (size_t c = 0; c < sizeof COMMANDS / sizeof COMMANDS[0]; c++) {
+    for (size_t c = 0; c < COUNT(COMMANDS); c++) {
         if (strcmp(argv[1], COMMANDS[c].name) == 0) {
             args->command = COMMANDS[c].command;
-            allowed = COMMANDS[c].options;
+            allowed = options_of(args->command);
         }
     }
     if (args->command == CMD_NONE) {

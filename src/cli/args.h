@@ -43,6 +43,12 @@ struct cli_args {
  */
 int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t err_cap);
 
+/*
+ * The --help text of `command` (CMD_NONE: the runner's), written into buf
+ * (cut to fit, always terminated); returns the length it needs.
+ */
+size_t cli_usage(enum cli_command command, char *buf, size_t cap);
+
 /* A count: decimal digits, or 2^K. -1 on anything else. */
 int cli_parse_count(const char *text, size_t *value);
 

@@ -15,6 +15,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "common.h"
 #include "output.h"
 #include "reference.h"
 #include "timing.h"

@@ -9,6 +9,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "common.h"
 
 /* "2^10:2^28" (every power of two between), or "1000,2^20,...". */
 static int parse_sizes(const char *text, struct bench_plan *plan)

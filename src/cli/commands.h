@@ -1,34 +1,16 @@
 /*
- * commands.h: the runner's commands and what they share.
+ * commands.h: the runner's commands, one file each (devices.c, ladder.c,
+ * reduce_command.c, bench.c); main.c hands over to one of them. What they
+ * share is common.h.
  */
 #ifndef CLFOLD_CLI_COMMANDS_H
 #define CLFOLD_CLI_COMMANDS_H
 
 #include "args.h"
 
-/* Exit statuses: success, a failed check, bad usage or bad input. */
-enum { EXIT_OK = 0, EXIT_CHECK_FAILED = 1, EXIT_BAD_INPUT = 2 };
-
 int command_devices(const struct cli_args *args);
 int command_ladder(const struct cli_args *args);
 int command_reduce(const struct cli_args *args);
 int command_bench(const struct cli_args *args);
-
-/* Prints "clfold: <message>" as one line on stderr. */
-void cli_error(const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-/*
- * Reports a library failure on stderr (with clfold_last_error when there is
- * one) and returns the exit status it deserves: 2 when the request itself
- * was bad, 1 when the device failed.
- */
-int report_failure(const clfold_context *ctx, clfold_status status, const char *doing);
-
-/* Creates the context that -d names; on failure says why and returns the exit status. */
-int open_context(const struct cli_args *args, clfold_context **ctx);
 
 #endif /* CLFOLD_CLI_COMMANDS_H */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "common.h"
 #include "output.h"
 
 #define MAX_PLATFORMS 16

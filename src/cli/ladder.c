@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "common.h"
 #include "output.h"
 #include "reference.h"
 #include "timing.h"

@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "common.h"
 
 struct series {
     char title[96];

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "common.h"
 #include "npy.h"
 #include "reference.h"
 

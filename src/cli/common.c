@@ -1,0 +1,63 @@
+/*
+ * common.c: what the runner's commands share: the one-line error on
+ * stderr, the exit status a library failure deserves, and opening the
+ * context that -d names.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common.h"
+
+void cli_error(const char *format, ...)
+{
+    va_list args;
+    fputs("clfold: ", stderr);
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputc('\n', stderr);
+}
+
+int report_failure(const clfold_context *ctx, clfold_status status, const char *doing)
+{
+    const char *detail = clfold_last_error(ctx);
+    if (detail[0] != '\0')
+        cli_error("%s: %s", doing, detail);
+    else
+        cli_error("%s: %s", doing, clfold_status_string(status));
+    switch (status) {
+    case CLFOLD_ERROR_INVALID_ARGUMENT: case CLFOLD_ERROR_INVALID_TYPE:
+    case CLFOLD_ERROR_INVALID_OP: case CLFOLD_ERROR_INVALID_KERNEL:
+    case CLFOLD_ERROR_OP_NOT_FOR_TYPE: case CLFOLD_ERROR_INVALID_BLOCK_SIZE:
+    case CLFOLD_ERROR_DEVICE_NOT_FOUND: case CLFOLD_ERROR_NO_FP64:
+    case CLFOLD_ERROR_TOO_LARGE: case CLFOLD_ERROR_OUT_OF_BOUNDS:
+        return EXIT_BAD_INPUT;
+    default:
+        return EXIT_CHECK_FAILED;
+    }
+}
+
+int open_context(const struct cli_args *args, clfold_context **ctx)
+{
+    clfold_status status = clfold_create(ctx, args->device);
+    if (status == CLFOLD_SUCCESS)
+        return EXIT_OK;
+    if (status != CLFOLD_ERROR_DEVICE_NOT_FOUND)
+        return report_failure(NULL, status, "creating the OpenCL context");
+    /* The library's words (which selector, from -d or CLFOLD_DEVICE), on one line. */
+    char said[256];
+    const char *message = clfold_last_error(NULL);
+    size_t n = 0;
+    for (; message[n] != '\0' && n + 1 < sizeof said; n++)
+        said[n] = (unsigned char)message[n] < 0x20 || message[n] == 0x7f ? '?' : message[n];
+    said[n] = '\0';
+    const char *selector = args->device != NULL ? args->device : getenv("CLFOLD_DEVICE");
+    if (selector != NULL && selector[0] != '\0')
+        cli_error("%s%s (see clfold devices)", said,
+                  args->device == NULL ? ", the selector in CLFOLD_DEVICE" : "");
+    else
+        cli_error("%s (is an OpenCL driver such as POCL installed, and can it start? POCL needs a "
+                  "writable cache: $POCL_CACHE_DIR or ~/.cache/pocl)", said);
+    return EXIT_BAD_INPUT;
+}

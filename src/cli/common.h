@@ -1,0 +1,30 @@
+/*
+ * common.h: what the runner's commands share (common.c): exit statuses,
+ * the one-line error, reporting a library failure, opening the context.
+ */
+#ifndef CLFOLD_CLI_COMMON_H
+#define CLFOLD_CLI_COMMON_H
+
+#include "args.h"
+
+/* Exit statuses: success, a failed check, bad usage or bad input. */
+enum { EXIT_OK = 0, EXIT_CHECK_FAILED = 1, EXIT_BAD_INPUT = 2 };
+
+/* Prints "clfold: <message>" as one line on stderr. */
+void cli_error(const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/*
+ * Reports a library failure on stderr (with clfold_last_error when there is
+ * one) and returns the exit status it deserves: 2 when the request itself
+ * was bad, 1 when the device failed.
+ */
+int report_failure(const clfold_context *ctx, clfold_status status, const char *doing);
+
+/* Creates the context that -d names; on failure says why and returns the exit status. */
+int open_context(const struct cli_args *args, clfold_context **ctx);
+
+#endif /* CLFOLD_CLI_COMMON_H */
