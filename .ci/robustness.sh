@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# .ci/robustness.sh: the checks of README's "Robustness", after .ci/run has
+# .ci/robustness.sh: the robustness checks of docs/testing.md, after .ci/run has
 # built and tested clfold (it reuses build/ for valgrind; it builds it when
 # run on its own):
 #   1. builds everything with clang and -fsanitize=address,undefined (the

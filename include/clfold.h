@@ -81,7 +81,7 @@ typedef enum {
 
 /*
  * Element types. The result of a reduction has the type that
- * clfold_result_type() gives (see the table in README.md):
+ * clfold_result_type() gives (see the table in docs/accuracy.md):
  *   sum, product of an integer type -> 64-bit integer of the same signedness
  *     (as numpy.sum does); overflow wraps modulo 2^64
  *   min, max, and, or, xor          -> the element type
@@ -154,7 +154,7 @@ CLFOLD_API clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel ke
 
 /*
  * How floating-point sums accumulate (other operators and integers are
- * exact or unaffected). The error bounds are in README.md, "Accuracy".
+ * exact or unaffected). The error bounds are in docs/accuracy.md.
  *   DEFAULT      float accumulators; each work-item's sequential run is
  *                compensated (Neumaier), the trees are pairwise
  *   COMPENSATED  (sum, carry) pairs all the way: Kahan-Babuska-Neumaier per

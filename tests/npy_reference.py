@@ -16,7 +16,7 @@ from NumPy and exact rational arithmetic, not from src/reference/.
                                  that round often, and products that round
                                  often yet never overflow or underflow.
 
-What counts as right (README, "Types, results and accuracy"):
+What counts as right (docs/accuracy.md):
   - integer sums and products: NumPy's, accumulated in int64 (signed types)
     or uint64 (unsigned), wrapping; min, max and bitwise operators in the
     element type. These must match exactly.
@@ -39,7 +39,7 @@ BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
 def result_type(dtype, op):
-    """The result type of README's table: int64/uint64 for integer sum and
+    """The result type of docs/accuracy.md's table: int64/uint64 for integer sum and
     prod, the element type for the other integer operators, float for half."""
     if dtype in FLOAT_RESULT:
         return np.dtype(FLOAT_RESULT[dtype])
@@ -100,7 +100,7 @@ def same(got, want):
 
 
 def bound(op, rtype, n, kernel, accuracy, exact, sum_abs):
-    """README's bound on |got - exact| for a float sum or product, as a Fraction.
+    """docs/accuracy.md's bound on |got - exact| for a float sum or product, as a Fraction.
     u = 2^-24 for float and half results, 2^-53 for double; L = ceil(log2 n)."""
     u = Fraction(1, 2**24) if rtype == np.float32 else Fraction(1, 2**53)
     levels = (n - 1).bit_length() if n > 1 else 0

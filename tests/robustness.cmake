@@ -1,5 +1,5 @@
 # tests/robustness.cmake, included by tests/CMakeLists.txt: the tests of
-# README's "Robustness" and "Threading" (label "robustness"), and the fuzzers.
+# docs/testing.md's robustness checks and docs/design.md's threading rules (label "robustness"), and the fuzzers.
 
 # ---- driver faults ----------------------------------------------------------
 # cl_shim.c interposes on the OpenCL API: it counts every object created and

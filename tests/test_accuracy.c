@@ -1,6 +1,6 @@
 /*
  * test_accuracy.c: floating-point sums against their documented bounds
- * (reference_tolerance in src/reference/reference.c, README "Accuracy"),
+ * (reference_tolerance in src/reference/reference.c, docs/accuracy.md),
  * measured from an exact long double reference:
  *   - 10^8 copies of 0.1f sum to within 1e-6 relative, and within the
  *     documented bound, on every kernel but the atomic baseline, at every

@@ -12,6 +12,16 @@ for cmd in "" devices ladder reduce; do
     expect_status 0 "$clfold" $cmd --help
     grep -q '^usage: clfold' "$work/out" || fail "clfold $cmd --help prints no usage"
 done
+# README's runner synopsis is what --help prints: the grammar is written once (src/cli/args.c).
+readme="$(dirname "$0")/../README.md"
+for cmd in devices ladder reduce bench; do
+    "$clfold" $cmd --help | python3 -c '
+import sys
+synopsis = sys.stdin.read().split("\n\n")[0]
+readme = open(sys.argv[1]).read()
+sys.exit(" ".join(synopsis.split()) not in " ".join(readme.split()))' "$readme" &&
+        ok || fail "README.md lacks the synopsis that clfold $cmd --help prints"
+done
 expect_status 0 "$clfold" --version
 grep -Eq '^clfold [0-9]+\.[0-9]+\.[0-9]+$' "$work/out" || fail "--version: $(cat "$work/out")"
 
@@ -50,7 +60,7 @@ head -1 "$work/out" | grep -q '^format_version,device,driver,n,type,op,block,ker
 # its own: mixed magnitudes that make every order of summation round, and
 # products that round yet never overflow. Integers, min, max and bitwise
 # operators must match NumPy exactly; float sums and products must be within
-# README's documented bound for the type, kernel and accuracy.
+# docs/accuracy.md's documented bound for the type, kernel and accuracy.
 for type in int8 uint8 int16 uint16 int32 uint32 int64 uint64 half float double; do
     "$tool" make "$type" 10007 "$work/$type.npy" || fail "npy_tool make $type"
 done

@@ -228,7 +228,7 @@ expect_fault() {
     elif [ "$(grep -c '^clfold: ' "$work/err")" -ne 1 ]; then
         fail "$label: more than one 'clfold: ' line: $(head -3 "$work/err")"
     elif [ "$call" != clBuildProgram ] && [ "$(wc -l <"$work/err")" -ne 1 ]; then
-        # (a failed build's line is followed by its build log: README, "Robustness")
+        # (a failed build's line is followed by its build log: docs/api.md, "Errors")
         fail "$label: more than one line on stderr: $(head -3 "$work/err")"
     else
         ok

@@ -1,5 +1,5 @@
 /*
- * test_threads.c: clfold's threading rules (README, "Threading"):
+ * test_threads.c: clfold's threading rules (docs/design.md, "Threading"):
  *   --own-contexts    4 threads start together (a barrier), each creates its
  *                     own context on the same device, reduces a list of jobs
  *                     (several kernels, types, operators and sizes, in an
@@ -12,7 +12,7 @@
  *                     all under the lock, and must see its own settings in it.
  * The library keeps no global state, so nothing else is needed, but for
  * the driver: the process's first OpenCL call comes before the threads, as
- * the README asks (POCL 3.1 crashes when first calls race). Threads record
+ * docs/design.md asks (POCL 3.1 crashes when first calls race). Threads record
  * failures on their own and the main thread counts them.
  */
 #define _POSIX_C_SOURCE 200809L /* pthread barriers */
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
     /*
      * The process's first OpenCL calls, before any thread starts: POCL 3.1
      * initialises its devices on the first clGetDeviceIDs and is not ready
-     * for concurrent first calls (README, "Threading").
+     * for concurrent first calls (docs/design.md, "Threading").
      */
     clfold_destroy(test_context());
     run_threads(shared);

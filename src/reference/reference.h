@@ -50,7 +50,7 @@ long double reference_element(const void *data, size_t i, clfold_type type);
 float reference_half_to_float(uint16_t bits);
 
 /*
- * How far a float result may lie from the exact one (README, "Accuracy").
+ * How far a float result may lie from the exact one (docs/accuracy.md).
  * u is the unit roundoff of the result type: 2^-24 (float), 2^-53 (double);
  * S the exact sum, A = sum |x|, L = ceil(log2 n).
  *   sums, default accuracy, tree kernels K1-K7:  (L + 4) u A
