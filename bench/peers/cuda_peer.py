@@ -4,11 +4,15 @@
 Sums the bench's data (element i is (i % 1000) / 1000 for floats, i % 1000 - 500
 for int32, i % 100 - 50 for int8) on the first CUDA GPU with torch.sum or cupy.sum
 (CUB), timed with CUDA events around the call after a warm-up, and prints one
-JSON object per size: {"peer", "type", "n", "best_ms", "median_ms", "result"}.
+JSON object per size: {"peer", "type", "n", "best_ms", "median_ms", "e2e_ms",
+"result"}. e2e_ms is what a caller waits for the value on the host: the median
+wall time of `x.sum().item()` (torch) or `float(x.sum())` (CuPy), which is
+what `clfold bench`'s e2e column measures of clfold.
 """
 import json
 import statistics
 import sys
+import time
 
 RUNS = 30
 
@@ -62,6 +66,18 @@ def time_sum(lib, x):
     return min(times), statistics.median(times), float(result)
 
 
+def time_to_host(x):
+    """Median wall time, in ms, of one sum whose value ends up on the host."""
+    for _ in range(3):
+        float(x.sum())
+    times = []
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        float(x.sum())  # .item() for torch: a copy to the host, and a wait
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
 def main():
     if len(sys.argv) < 4 or sys.argv[1] not in ("torch", "cupy"):
         raise SystemExit("usage: cuda_peer.py torch|cupy TYPE N...")
@@ -69,8 +85,10 @@ def main():
     for n in map(int, sys.argv[3:]):
         x = make(lib, kind, n)
         best, median, result = time_sum(lib, x)
+        e2e = time_to_host(x)
         print(json.dumps({"peer": "cub" if lib == "cupy" else "torch", "type": kind, "n": n,
-                          "best_ms": best, "median_ms": median, "result": result}), flush=True)
+                          "best_ms": best, "median_ms": median, "e2e_ms": e2e,
+                          "result": result}), flush=True)
         del x
 
 
