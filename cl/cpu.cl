@@ -184,8 +184,12 @@ inline void lanes_values(lanes_t lanes, ACC_T *values) { VSTORE(lanes, 0, values
  * Sums of 8- and 16-bit integers (SMALL_INT_SUM, the host's): a block of
  * SUM_BLOCK vectors adds up exactly in 32-bit lanes (16 values under 2^16
  * each), widened to the 64-bit accumulator once per block instead of value
- * by value.
+ * by value. Only the caller's small integers add up so: a flag that says
+ * otherwise is the host's mistake, said here rather than cutting values.
  */
+#if SMALL_INT_SUM && (IN_IS_ACC || ACC_FLOAT || IN_SIZE > 2)
+#error "SMALL_INT_SUM is for sums of the caller's 8- and 16-bit integers"
+#endif
 
 /*
  * SUM_BLOCK: the vectors combined before one fold into an accumulator. 16

@@ -77,6 +77,9 @@ inline float half_bits_to_float(uint bits)
 #define PAIR_VEC CONCAT(PAIR, VEC)
 
 /* SMALL_INT_SUM (the host's, with VEC >= 8): no vector of 8- or 16-bit values overflows an int. */
+#if SMALL_INT_SUM && (IN_IS_ACC || ACC_FLOAT || VEC < 8)
+#error "SMALL_INT_SUM is for vectors of 8 or more of the caller's 8- and 16-bit integers"
+#endif
 #if SMALL_INT_SUM
 /*
  * The VEC lanes' sum, through a private array: halving the vector with

@@ -41,7 +41,7 @@ static const struct {
     enum cli_command command;
     const char *summary;      /* one line for clfold --help */
     const char *description;  /* the paragraph of clfold COMMAND --help */
-    const char *operands;     /* after the options in the synopsis */
+    const char *operands;     /* after the options in the synopsis; "" for none */
 } COMMANDS[] = {
     {"devices", CMD_DEVICES, "list every OpenCL platform and device",
      "Lists every platform and device with its P:D index, name, vendor, type,\n"
@@ -59,7 +59,7 @@ static const struct {
      "Reduces the .npy FILE (little-endian, any shape read as flat; its dtype gives\n"
      "the type) and prints the result alone: integers in decimal, floats with enough\n"
      "digits to round-trip.\n",
-     " FILE"},
+     "FILE"},
     {"bench", CMD_BENCH, "sweep sizes, types and kernels; compare with peers; plot",
      "For every size, type, operator and kernel: device time of one reduction (best\n"
      "and median), end-to-end time of one call, GB/s of input, and the percentage of\n"
@@ -129,14 +129,30 @@ static unsigned options_of(enum cli_command command)
     return options;
 }
 
-/* Appends formatted text to buf[*used .. cap), as far as it fits. */
+/*
+ * Appends formatted text to buf[*used .. cap), as far as it fits, and adds
+ * its whole length to *used: the length the text needs, even once cut.
+ */
 static void put(char *buf, size_t cap, size_t *used, const char *format, ...)
 {
     va_list args;
+    char *at = *used < cap ? buf + *used : NULL;
     va_start(args, format);
-    int n = *used < cap ? vsnprintf(buf + *used, cap - *used, format, args) : 0;
+    int n = vsnprintf(at, at != NULL ? cap - *used : 0, format, args);
     va_end(args);
     *used += n > 0 ? (size_t)n : 0;
+}
+
+/* One word of a synopsis, on a new line (indented under the command) once 80 columns would pass. */
+static void put_word(char *buf, size_t cap, size_t *used, size_t *line_start, size_t indent,
+                     const char *word)
+{
+    if (*used - *line_start + 1 + strlen(word) >= 80) {
+        put(buf, cap, used, "\n");
+        *line_start = *used;
+        put(buf, cap, used, "%*s", (int)(indent - 1), "");
+    }
+    put(buf, cap, used, " %s", word);
 }
 
 static const char GENERAL_NOTES[] =
@@ -160,23 +176,18 @@ size_t cli_usage(enum cli_command command, char *buf, size_t cap)
         return used;
     }
     size_t c = 0;
-    while (COMMANDS[c].command != command)
+    while (c < COUNT(COMMANDS) && COMMANDS[c].command != command)
         c++;
-    /* The synopsis, wrapped before 80 columns under the command's name. */
+    if (c == COUNT(COMMANDS))
+        return used;
+    /* The synopsis: the options, then the operands, wrapped under the command's name. */
     size_t line_start = used, indent = strlen("usage: clfold ") + strlen(COMMANDS[c].name) + 1;
     put(buf, cap, &used, "usage: clfold %s", COMMANDS[c].name);
-    for (size_t i = 0; i <= COUNT(USAGE); i++) {
-        const char *word = i < COUNT(USAGE) ? USAGE[i].synopsis : COMMANDS[c].operands + 1;
-        if ((i < COUNT(USAGE) && USAGE[i].command != command) || word[0] == '\0' ||
-            (i == COUNT(USAGE) && COMMANDS[c].operands[0] == '\0'))
-            continue;
-        if (used - line_start + 1 + strlen(word) >= 80) {
-            put(buf, cap, &used, "\n");
-            line_start = used;
-            put(buf, cap, &used, "%*s", (int)(indent - 1), "");
-        }
-        put(buf, cap, &used, " %s", word);
-    }
+    for (size_t i = 0; i < COUNT(USAGE); i++)
+        if (USAGE[i].command == command)
+            put_word(buf, cap, &used, &line_start, indent, USAGE[i].synopsis);
+    if (COMMANDS[c].operands[0] != '\0')
+        put_word(buf, cap, &used, &line_start, indent, COMMANDS[c].operands);
     put(buf, cap, &used, "\n\n%s", COMMANDS[c].description);
     bool first = true;
     for (size_t i = 0; i < COUNT(USAGE); i++) {

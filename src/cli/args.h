@@ -45,7 +45,8 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t er
 
 /*
  * The --help text of `command` (CMD_NONE: the runner's), written into buf
- * (cut to fit, always terminated); returns the length it needs.
+ * (cut to fit, always terminated when cap > 0); returns the length the whole
+ * text needs, so that a caller can tell a cut one (result >= cap).
  */
 size_t cli_usage(enum cli_command command, char *buf, size_t cap);
 

@@ -22,7 +22,10 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (args.help) {
-        cli_usage(args.command, help, sizeof help);
+        if (cli_usage(args.command, help, sizeof help) >= sizeof help) {
+            cli_error("the help text is longer than its %zu-byte buffer", sizeof help);
+            return EXIT_CHECK_FAILED;
+        }
         fputs(help, stdout);
         return EXIT_OK;
     }

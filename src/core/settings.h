@@ -18,7 +18,7 @@ enum auto_shape { AUTO_SHAPE_OF_DEVICE, AUTO_SHAPE_CPU, AUTO_SHAPE_GPU };
 
 /* CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB, the GPU shape's geometry. */
 struct gpu_tuning {
-    unsigned block;            /* work-items a group (0: 512) */
+    unsigned block;            /* work-items a group, a power of two (default 512) */
     unsigned groups_per_unit;  /* work-groups a compute unit */
     unsigned unroll;           /* 16-byte loads in flight a work-item */
     unsigned single_kib;       /* arrays of at most this many KiB take one group */

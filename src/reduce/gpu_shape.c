@@ -34,11 +34,10 @@ clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
         block /= 2;
     job->block = block;
     job->max_groups = (size_t)ctx->caps.compute_units * tune->groups_per_unit;
-    job->unroll = tune->unroll;
     job->single_launch_bytes = (size_t)tune->single_kib * 1024;
     job->config.block_size = block;
     job->config.vec = gpu_vector(ctx, job->config.in);
-    job->config.unroll = job->unroll;
+    job->config.unroll = tune->unroll;
     /* A vector of 8 or more small integers adds up in an int before the 64-bit run. */
     job->config.small_int_sum = sums_small_integers(&job->config) && job->config.vec >= 8;
     /*
@@ -57,7 +56,7 @@ size_t gpu_groups(const struct job *job, const struct build_config *config, size
 {
     if (!config->in_partials && count * type_info(config->in)->size <= job->single_launch_bytes)
         return 1;
-    size_t groups = divide_up(count, job->block * job->unroll * config->vec);
+    size_t groups = divide_up(count, job->block * config->unroll * config->vec);
     return groups > job->max_groups ? job->max_groups : groups;
 }
 

@@ -34,7 +34,6 @@ struct job {
     const char *entry;           /* the path's kernel function, or its variant (the GPU shape's one launch) */
     size_t block;                /* work-group size (1 for the CPU shape) */
     size_t max_groups;           /* a fixed grid (K7, the GPU shape); 0: one group a slice */
-    unsigned unroll;             /* the GPU shape's loads in flight per work-item */
     size_t single_launch_bytes;  /* the GPU shape folds arrays this small in one group */
     bool once;                   /* the GPU shape on NVIDIA: one launch, the last group folds */
     struct build_config config;  /* the first pass's program */
@@ -60,7 +59,8 @@ struct reduce_path {
     bool local_values;           /* a work-group keeps `block` accumulator values in local memory */
     /* Launch geometry: the job's block and grid, from the block asked for (0: choose). */
     clfold_status (*shape)(clfold_context *ctx, size_t block, struct job *job);
-    /* Work-groups of a pass of `config` over `count` values. */
+    /* Work-groups of a pass of `config` over `count` values (what passes_run calls;
+       NULL for a path whose run function sizes its own launch, the CPU shape). */
     size_t (*groups)(const struct job *job, const struct build_config *config, size_t count);
     /* The kernel's arguments after (in, offset, n, out); NULL: none. */
     clfold_status (*bind)(clfold_context *ctx, cl_kernel kernel, const struct job *job,
