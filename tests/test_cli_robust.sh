@@ -262,6 +262,17 @@ expect_fault clEnqueueNDRangeKernel    1   1    "reduce: clEnqueueNDRangeKernel 
 expect_fault clEnqueueNDRangeKernel    2   1    "reduce: clEnqueueNDRangeKernel $oom"     -k k3
 expect_fault clEnqueueNDRangeKernel    3   1    "reduce: clEnqueueNDRangeKernel $oom"     -k k3
 expect_fault clEnqueueReadBuffer       1   1    "reduce: clEnqueueReadBuffer \(result\) $oom" -k k3
+# clfold devices: a failing driver is said, not shown as an empty list.
+rm -f "$work/report"
+run preload CLFOLD_SHIM_FAIL=clGetPlatformIDs:1 CLFOLD_SHIM_REPORT="$work/report" "$clfold" devices
+[ "$(cat "$work/report" 2>/dev/null)" = clGetPlatformIDs ] && [ "$status" -eq 1 ] &&
+    [ "$(cat "$work/err")" = "clfold: clGetPlatformIDs failed: CL_OUT_OF_HOST_MEMORY" ] && ok ||
+    fail "devices with clGetPlatformIDs failing: exit $status, '$(cat "$work/err")'"
+rm -f "$work/report"
+run preload CLFOLD_SHIM_FAIL=clGetDeviceIDs:1 CLFOLD_SHIM_REPORT="$work/report" "$clfold" devices
+[ "$(cat "$work/report" 2>/dev/null)" = clGetDeviceIDs ] && [ "$status" -eq 1 ] &&
+    grep -q '^clfold: platform 0: clGetDeviceIDs failed: CL_OUT_OF_HOST_MEMORY$' "$work/err" && ok ||
+    fail "devices with clGetDeviceIDs failing: exit $status, '$(cat "$work/err")'"
 # The device's own shape (cpu.cl on POCL, gpu.cl on a GPU).
 expect_fault clBuildProgram            1   1    'reduce: building (cpu|gpu)\.cl with "-DOP=OP_SUM .*" failed:$'
 expect_fault clEnqueueNDRangeKernel    1   1    "reduce: clEnqueueNDRangeKernel $oom"

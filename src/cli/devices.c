@@ -11,6 +11,11 @@
 #include "common.h"
 #include "output.h"
 
+/* cl_khr_icd: the ICD loader found no platform (not in every cl.h). */
+#ifndef CL_PLATFORM_NOT_FOUND_KHR
+#define CL_PLATFORM_NOT_FOUND_KHR -1001
+#endif
+
 #define MAX_PLATFORMS 16
 #define MAX_DEVICES 64
 
@@ -51,10 +56,16 @@ int command_devices(const struct cli_args *args)
 {
     cl_platform_id platforms[MAX_PLATFORMS];
     cl_uint n_platforms = 0;
-    int listed = 0;
+    int listed = 0, exit_status = EXIT_OK;
 
-    if (clGetPlatformIDs(MAX_PLATFORMS, platforms, &n_platforms) != CL_SUCCESS)
-        n_platforms = 0; /* no ICD or no platform: an empty list, not an error */
+    /* No ICD or no platform is an empty list; a driver that fails is said. */
+    cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &n_platforms);
+    if (err != CL_SUCCESS && err != CL_PLATFORM_NOT_FOUND_KHR) {
+        cli_error("clGetPlatformIDs failed: %s", clfold_status_string((clfold_status)err));
+        return EXIT_CHECK_FAILED;
+    }
+    if (err != CL_SUCCESS)
+        n_platforms = 0;
     if (args->format == FORMAT_JSON)
         printf("{\"format_version\": 1, \"devices\": [");
     else
@@ -63,8 +74,16 @@ int command_devices(const struct cli_args *args)
     for (cl_uint p = 0; p < n_platforms && p < MAX_PLATFORMS; p++) {
         cl_device_id devices[MAX_DEVICES];
         cl_uint n_devices = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &n_devices) != CL_SUCCESS)
+        err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devices, &n_devices);
+        if (err == CL_DEVICE_NOT_FOUND)
+            continue; /* a platform without devices */
+        if (err != CL_SUCCESS) {
+            /* The other platforms are still listed; the exit status says one failed. */
+            cli_error("platform %u: clGetDeviceIDs failed: %s", p,
+                      clfold_status_string((clfold_status)err));
+            exit_status = EXIT_CHECK_FAILED;
             continue;
+        }
         for (cl_uint d = 0; d < n_devices && d < MAX_DEVICES; d++) {
             struct device_summary summary;
             char index[32];
@@ -81,5 +100,5 @@ int command_devices(const struct cli_args *args)
         printf("\n]}\n");
     else if (listed == 0)
         printf("(no OpenCL device found)\n");
-    return EXIT_OK;
+    return exit_status;
 }
