@@ -128,6 +128,11 @@ typedef enum {
  * the environment variable CLFOLD_DEVICE, else the first GPU, else the first
  * device. The context owns its cl_context and an in-order queue with
  * profiling enabled.
+ *
+ * Both clfold_create* read clfold's environment variables (docs/environment.md)
+ * once, into the context; nothing reads them later. A malformed value fails
+ * the create with CLFOLD_ERROR_INVALID_ARGUMENT, and clfold_last_error(NULL)
+ * names the variable.
  */
 CLFOLD_API clfold_status clfold_create(clfold_context **ctx, const char *device);
 
