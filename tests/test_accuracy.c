@@ -281,9 +281,7 @@ int main(int argc, char **argv)
     clfold_context *ctx = test_context();
     if (ctx == NULL)
         return 1;
-    char extensions[8192] = "";
-    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, NULL);
-    bool has_fp64 = strstr(extensions, "cl_khr_fp64") != NULL;
+    bool has_fp64 = test_device_has_fp64(clfold_device(ctx));
     if (tenth)
         RUN_PART("the tenth", test_tenth(ctx, has_fp64));
     if (bounds)

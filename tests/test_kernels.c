@@ -269,13 +269,10 @@ static bool setup(struct fixture *f)
     f->other = test_context();
     if (f->ctx == NULL || f->other == NULL)
         return false;
-    char extensions[8192] = "";
     if (clGetDeviceInfo(clfold_device(f->ctx), CL_DEVICE_MAX_WORK_GROUP_SIZE,
-                        sizeof f->max_block, &f->max_block, NULL) != CL_SUCCESS ||
-        clGetDeviceInfo(clfold_device(f->ctx), CL_DEVICE_EXTENSIONS, sizeof extensions - 1,
-                        extensions, NULL) != CL_SUCCESS)
+                        sizeof f->max_block, &f->max_block, NULL) != CL_SUCCESS)
         return false;
-    f->has_fp64 = strstr(extensions, "cl_khr_fp64") != NULL;
+    f->has_fp64 = test_device_has_fp64(clfold_device(f->ctx));
     f->ints = malloc((BIG_SIZE + MAX_OFFSET) * sizeof *f->ints);
     f->floats = malloc(BIG_SIZE * sizeof *f->floats);
     if (f->ints == NULL || f->floats == NULL)

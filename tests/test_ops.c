@@ -280,13 +280,6 @@ static void test_special(struct run *r)
 
 /* ---- main ---------------------------------------------------------------- */
 
-static bool device_has_fp64(cl_device_id device)
-{
-    char extensions[8192] = "";
-    clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, NULL);
-    return strstr(extensions, "cl_khr_fp64") != NULL;
-}
-
 int main(int argc, char **argv)
 {
     clfold_kernel chosen[N_KERNELS];
@@ -312,7 +305,7 @@ int main(int argc, char **argv)
     struct run r = {.ctx = test_context()};
     if (r.ctx == NULL)
         return 1;
-    r.has_fp64 = device_has_fp64(clfold_device(r.ctx));
+    r.has_fp64 = test_device_has_fp64(clfold_device(r.ctx));
     r.kernels = n_chosen > 0 ? chosen : ALL_KERNELS;
     r.n_kernels = n_chosen > 0 ? n_chosen : N_KERNELS;
     r.big = true;

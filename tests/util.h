@@ -252,6 +252,14 @@ static inline long double result_value(const reference_value *value, clfold_type
 
 /* ---- context ------------------------------------------------------------- */
 
+/* Whether the device reports cl_khr_fp64 (double data, the fp64 accuracy). */
+static inline bool test_device_has_fp64(cl_device_id device)
+{
+    char extensions[8192] = "";
+    clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, NULL);
+    return strstr(extensions, "cl_khr_fp64") != NULL;
+}
+
 /* A context on CLFOLD_DEVICE (through clfold's NULL selector) or the default device. */
 static inline clfold_context *test_context(void)
 {
