@@ -35,7 +35,6 @@ clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
     job->block = block;
     job->max_groups = (size_t)ctx->caps.compute_units * tune->groups_per_unit;
     job->single_launch_bytes = (size_t)tune->single_kib * 1024;
-    job->config.block_size = block;
     job->config.vec = gpu_vector(ctx, job->config.in);
     job->config.unroll = tune->unroll;
     /* A vector of 8 or more small integers adds up in an int before the 64-bit run. */

@@ -99,6 +99,8 @@ static clfold_status make_request(clfold_context *ctx, clfold_type type, clfold_
     *job = (struct job){.path = path, .entry = path->entry};
     job->config = (struct build_config){.source = path->source, .in = type, .acc = acc, .op = op};
     CHECK(path->shape(ctx, ctx->block_size, job));
+    /* The shape may have moved to another entry (K1-K3 at block 1 run K4). */
+    job->config.block_size = job->path->block_is_constant ? job->block : 0;
     size_t local_bytes = job->block * accumulator_size(&acc);
     if (job->path->local_values && local_bytes > ctx->caps.local_mem_size)
         FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,

@@ -25,7 +25,6 @@ clfold_status tree_shape(clfold_context *ctx, size_t block, struct job *job)
         job->entry = job->path->entry;
     }
     job->block = block;
-    job->config.block_size = job->path->block_is_constant ? block : 0;
     return device_check_block(ctx, block);
 }
 
