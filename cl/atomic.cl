@@ -6,7 +6,7 @@
  * float result varies from run to run.
  *
  * The value lives in ATOM_T, ACC_T widened to 32 bits at least because
- * OpenCL has no 8- or 16-bit atomics; the host narrows it afterwards.
+ * OpenCL has no 8- or 16-bit atomics; narrow_word narrows it afterwards.
  * Flags: INLINE_PTX on NVIDIA (native float atomic add); ATOM_T; ATOM_64 when it is 64 bits wide (cl_khr_int64_base_atomics
  * required), and HAS_INT64_EXTENDED_ATOMICS when the device has those.
  */
@@ -117,10 +117,18 @@ inline void atomic_fold(volatile __global ATOM_T *target, ACC_T value)
 #endif
 }
 
-__kernel void reduce_atomic(__global const IN_T *in, ulong offset, ulong n,
-                            volatile __global ATOM_T *out)
+/* Its value is the word at byte `at` of out, which the host filled with the identity; never `finish`. */
+__kernel void reduce_atomic(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
+                            ulong at, uint finish)
 {
     const size_t i = get_global_id(0);
     if (i < n)
-        atomic_fold(out, load_in(in, offset + i));
+        atomic_fold((volatile __global ATOM_T *)(out + at), load_in(in, offset + i));
+}
+
+/* The word narrowed back to ACC_T, written as any pass's value (n is 1). */
+__kernel void narrow_word(__global const ATOM_T *in, ulong offset, ulong n, __global uchar *out,
+                          ulong at, uint finish)
+{
+    write_value(out, at, 0, finish, (ACC_T)in[offset]);
 }

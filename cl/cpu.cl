@@ -7,8 +7,8 @@
  * streams the a-th of ACCS equal parts of the chunk: their additions
  * overlap, and the prefetcher follows ACCS streams at once, which keeps more
  * cache-line fetches in flight than one stream (measured on POCL: int32
- * sums 15-20% faster). Work-item w writes its chunk's value to out[w]; the
- * host folds those few values pairwise.
+ * sums 15-20% faster). Work-item w writes its chunk's value at index w, and
+ * values.cl folds those few values pairwise.
  *
  * Float sums are compensated lane by lane (defs.cl's NEUMAIER_ERROR on
  * vectors), so long chunks lose no accuracy: the compiler may not reorder
@@ -243,8 +243,8 @@ inline VACC_T block_sum(__global const IN_T *in, size_t i)
  * Work-item w folds elements [w * chunk, min(n, (w + 1) * chunk)) of
  * in[offset ..].
  */
-__kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out,
-                         ulong chunk)
+__kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
+                         ulong at, uint finish, ulong chunk)
 {
     const size_t w = get_global_id(0);
     const size_t begin = w * chunk;
@@ -285,5 +285,5 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
     for (int stride = 1; stride < LANES; stride *= 2)
         for (int j = 0; j + stride < LANES; j += 2 * stride)
             values[j] = combine(values[j], values[j + stride]);
-    out[w] = values[0];
+    write_value(out, at, w, finish, values[0]);
 }

@@ -26,6 +26,9 @@
  *                 shfl.sync exists (NVIDIA)
  *   SMALL_INT_SUM 1 when the device shapes add 8- or 16-bit integers in
  *                 32-bit lanes before widening (cpu.cl, gpu.cl)
+ *   RESULT_T      what the caller receives (clfold_result_type): ACC_T's
+ *                 scalar, or float for an fp64 sum of floats
+ *   RESULT_SIZE   sizeof(RESULT_T)
  * The host decides each of these (src/core/program.c builds the flags);
  * no kernel derives one from the others.
  */
@@ -70,6 +73,10 @@
 #ifndef SMALL_INT_SUM
 #define SMALL_INT_SUM 0
 #endif
+#ifndef RESULT_T
+#define RESULT_T ACC_SCALAR_T
+#define RESULT_SIZE ACC_SIZE
+#endif
 
 #define OP_SUM 0
 #define OP_PROD 1
@@ -102,6 +109,38 @@
 #elif OP == OP_AND
 #define IDENTITY ((ACC_T)(~(ACC_T)0))
 #endif
+
+/*
+ * Every kernel's first six arguments are
+ *     (in, offset, n, __global uchar *out, ulong at, uint finish):
+ * it folds in[offset .. offset + n) and each work-group's value leaves
+ * through write_value. In every pass but the last, that is a partial value,
+ * ACC_T, at index `index` (the group's, mostly) from byte `at` of out, which
+ * is a multiple of ACC_SIZE. In the last pass (`finish`, one group) it is
+ * the caller's result: finished (a compensated pair's sum and carry added
+ * once, a wider sum narrowed, as the host's accumulator_finish does) and
+ * written as RESULT_SIZE bytes at byte `at` of out, whatever that address's
+ * alignment, touching no other byte.
+ */
+inline void write_value(__global uchar *out, ulong at, size_t index, uint finish, ACC_T value)
+{
+    if (!finish) {
+        ((__global ACC_T *)(out + at))[index] = value;
+        return;
+    }
+#if ACC_COMPENSATED
+    /* One rounding of the pair's exact sum; an infinite or NaN sum stands as it is. */
+    const ACC_SCALAR_T total = isfinite(value.x) ? value.x + value.y : value.x;
+#else
+    const ACC_T total = value;
+#endif
+    const RESULT_T result = (RESULT_T)total;
+#if RESULT_SIZE == 1
+    out[at] = as_uchar(result);
+#else
+    CONCAT(vstore, RESULT_SIZE)(CONCAT(as_uchar, RESULT_SIZE)(result), 0, out + at);
+#endif
+}
 
 /* An element as an accumulator value: (x, 0) for a compensated pair. */
 #if ACC_COMPENSATED

@@ -210,7 +210,8 @@ inline ACC_T fold_slice(__global const IN_T *in, ulong offset, ulong n, ulong he
  * offset + head, aligned to VEC elements, go through the unrolled loop.
  */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
-void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out, ulong head)
+void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong at,
+                uint finish, ulong head)
 {
 #if GROUP_SHUFFLE
     __local ACC_T scratch[BLOCK_SIZE / 32];
@@ -219,7 +220,7 @@ void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *
 #endif
     const ACC_T value = group_fold(fold_slice(in, offset, n, head), scratch);
     if (get_local_id(0) == 0)
-        out[get_group_id(0)] = value;
+        write_value(out, at, get_group_id(0), finish, value);
 }
 
 #if INLINE_PTX
@@ -232,8 +233,9 @@ void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *
  * last group's ticket before its reads; volatile loads read from L2.
  */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
-void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out,
-                     ulong head, __global ACC_T *partials, volatile __global uint *tickets)
+void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong at,
+                     uint finish, ulong head, __global ACC_T *partials,
+                     volatile __global uint *tickets)
 {
 #if GROUP_SHUFFLE
     __local ACC_T scratch[BLOCK_SIZE / 32];
@@ -257,7 +259,7 @@ void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global AC
         all = run_fold(all, ((volatile __global ACC_T *)partials)[g]);
     value = group_fold(run_value(all), scratch);
     if (tid == 0) {
-        out[0] = value;
+        write_value(out, at, 0, finish, value);
         *tickets = 0;
     }
 }

@@ -4,14 +4,15 @@
  * the local array passed by the host. One program serves every block size.
  *
  * Every kernel: work-group g folds its slice of in[offset .. offset + n) and
- * writes one partial value to out[g]. Work-items past the end load the
+ * writes one partial value (write_value in defs.cl: index g). Work-items past the end load the
  * identity, so n need not be a multiple of anything. The host relaunches the
  * kernel over the partial values until one is left.
  */
 
 /* K1: interleaved addressing; `tid % (2*s)` makes the branch divergent. */
 __kernel void reduce_k1(__global const IN_T *in, ulong offset, ulong n,
-                        __global ACC_T *out, __local ACC_T *sdata)
+                        __global uchar *out, ulong at, uint finish,
+                        __local ACC_T *sdata)
 {
     const uint tid = get_local_id(0);
     const uint block = get_local_size(0);
@@ -25,12 +26,13 @@ __kernel void reduce_k1(__global const IN_T *in, ulong offset, ulong n,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (tid == 0)
-        out[get_group_id(0)] = sdata[0];
+        write_value(out, at, get_group_id(0), finish, sdata[0]);
 }
 
 /* K2: interleaved addressing, strided index: no divergence, bank conflicts. */
 __kernel void reduce_k2(__global const IN_T *in, ulong offset, ulong n,
-                        __global ACC_T *out, __local ACC_T *sdata)
+                        __global uchar *out, ulong at, uint finish,
+                        __local ACC_T *sdata)
 {
     const uint tid = get_local_id(0);
     const uint block = get_local_size(0);
@@ -45,7 +47,7 @@ __kernel void reduce_k2(__global const IN_T *in, ulong offset, ulong n,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (tid == 0)
-        out[get_group_id(0)] = sdata[0];
+        write_value(out, at, get_group_id(0), finish, sdata[0]);
 }
 
 /* The tree of K3 and K4: sequential addressing, halving the live range. */
@@ -74,7 +76,8 @@ inline ACC_T load_pair(__global const IN_T *in, ulong offset, ulong n, uint bloc
 
 /* K3: sequential addressing: no bank conflicts, half the work-items idle. */
 __kernel void reduce_k3(__global const IN_T *in, ulong offset, ulong n,
-                        __global ACC_T *out, __local ACC_T *sdata)
+                        __global uchar *out, ulong at, uint finish,
+                        __local ACC_T *sdata)
 {
     const uint tid = get_local_id(0);
     const size_t i = get_global_id(0);
@@ -83,12 +86,13 @@ __kernel void reduce_k3(__global const IN_T *in, ulong offset, ulong n,
     barrier(CLK_LOCAL_MEM_FENCE);
     const ACC_T value = fold_sequential(sdata, tid, get_local_size(0));
     if (tid == 0)
-        out[get_group_id(0)] = value;
+        write_value(out, at, get_group_id(0), finish, value);
 }
 
 /* K4: first add during the global load: each group folds 2*block elements. */
 __kernel void reduce_k4(__global const IN_T *in, ulong offset, ulong n,
-                        __global ACC_T *out, __local ACC_T *sdata)
+                        __global uchar *out, ulong at, uint finish,
+                        __local ACC_T *sdata)
 {
     const uint tid = get_local_id(0);
     const uint block = get_local_size(0);
@@ -97,12 +101,13 @@ __kernel void reduce_k4(__global const IN_T *in, ulong offset, ulong n,
     barrier(CLK_LOCAL_MEM_FENCE);
     const ACC_T value = fold_sequential(sdata, tid, block);
     if (tid == 0)
-        out[get_group_id(0)] = value;
+        write_value(out, at, get_group_id(0), finish, value);
 }
 
 /* K5: K4 with the last six levels unrolled (see fold_tail in defs.cl). */
 __kernel void reduce_k5(__global const IN_T *in, ulong offset, ulong n,
-                        __global ACC_T *out, __local ACC_T *sdata)
+                        __global uchar *out, ulong at, uint finish,
+                        __local ACC_T *sdata)
 {
     const uint tid = get_local_id(0);
     const uint block = get_local_size(0);
@@ -111,5 +116,5 @@ __kernel void reduce_k5(__global const IN_T *in, ulong offset, ulong n,
     barrier(CLK_LOCAL_MEM_FENCE);
     const ACC_T value = fold_tree(sdata, tid, block);
     if (tid == 0)
-        out[get_group_id(0)] = value;
+        write_value(out, at, get_group_id(0), finish, value);
 }

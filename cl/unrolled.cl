@@ -11,7 +11,8 @@
 
 /* K6: K5 with the block size known at compile time. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
-void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out)
+void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong at,
+               uint finish)
 {
     __local ACC_T sdata[BLOCK_SIZE];
     const uint tid = get_local_id(0);
@@ -24,7 +25,7 @@ void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *o
     barrier(CLK_LOCAL_MEM_FENCE);
     value = fold_tree(sdata, tid, BLOCK_SIZE);
     if (tid == 0)
-        out[get_group_id(0)] = value;
+        write_value(out, at, get_group_id(0), finish, value);
 }
 
 /*
@@ -35,7 +36,8 @@ void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *o
  * addresses, then the group folds its registers as K6 does.
  */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
-void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out)
+void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong at,
+               uint finish)
 {
     __local ACC_T sdata[BLOCK_SIZE];
     const uint tid = get_local_id(0);
@@ -52,5 +54,5 @@ void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *o
     barrier(CLK_LOCAL_MEM_FENCE);
     value = fold_tree(sdata, tid, BLOCK_SIZE);
     if (tid == 0)
-        out[get_group_id(0)] = value;
+        write_value(out, at, get_group_id(0), finish, value);
 }

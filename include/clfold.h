@@ -181,10 +181,38 @@ CLFOLD_API clfold_status clfold_set_accuracy(clfold_context *ctx, clfold_accurac
  * Reduces `count` elements of `type` starting at element `offset` of
  * `buffer`, which must belong to this context's cl_context. Blocking: when
  * it returns, `result` (host memory) holds a value of clfold_result_type().
- * count == 0 gives the operator's identity.
+ * count == 0 gives the operator's identity. It waits for everything on the
+ * context's queue, including earlier non-blocking reductions.
  */
 CLFOLD_API clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
                                    clfold_type type, clfold_op op, void *result);
+
+/*
+ * The same reduction, non-blocking: it enqueues the work on the context's
+ * queue and returns. The work starts after the events of the wait list (as
+ * OpenCL's clEnqueue* calls take them) and writes the result, the
+ * clfold_result_type() bytes of the value (at any alignment), at byte
+ * `result_offset` of `result`, touching no other byte of it. `result` must
+ * belong to this context's cl_context and be writable by kernels (not
+ * CL_MEM_READ_ONLY). If `event` is not NULL, *event receives an event that
+ * completes when the result is there; the caller releases it. Until then
+ * the reduction may read `buffer` and write `result`. `result` may be
+ * `buffer` itself, even over the elements reduced: the result is written
+ * after every element has been read.
+ *
+ * Several reductions may be in flight at once: each holds its own scratch
+ * until it completes, and later calls reuse it. Every kernel and accuracy
+ * works so; clfold_last_run reports what was enqueued, with device_ms -1.
+ *
+ * A bad argument, a range outside `buffer` or a result range outside
+ * `result` fails before anything is enqueued, and *event is then NULL.
+ */
+CLFOLD_API clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                                 size_t count, clfold_type type, clfold_op op,
+                                                 cl_mem result, size_t result_offset /* bytes */,
+                                                 cl_uint num_events_in_wait_list,
+                                                 const cl_event *event_wait_list,
+                                                 cl_event *event /* may be NULL */);
 
 /*
  * As clfold_reduce_buffer, on `count` elements in host memory. An array

@@ -587,6 +587,20 @@ cl_int clWaitForEvents(cl_uint num_events, const cl_event *events)
     return real(num_events, events);
 }
 
+cl_event clCreateUserEvent(cl_context context, cl_int *errcode_ret)
+{
+    FALLIBLE_OBJECT(clCreateUserEvent, CL_OUT_OF_HOST_MEMORY, errcode_ret);
+    cl_event event = real(context, errcode_ret);
+    CREATED(SHIM_EVENT, event);
+    return event;
+}
+
+cl_int clSetUserEventStatus(cl_event event, cl_int status)
+{
+    FALLIBLE(clSetUserEventStatus, CL_OUT_OF_HOST_MEMORY);
+    return real(event, status);
+}
+
 cl_int clRetainEvent(cl_event event)
 {
     FALLIBLE(clRetainEvent, CL_OUT_OF_HOST_MEMORY);

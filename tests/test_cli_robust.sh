@@ -247,17 +247,23 @@ expect_fault clGetDeviceInfo           13  1    "$context CL_DEVICE_PREFERRED_VE
 expect_fault clGetDeviceInfo           15  1    "$context CL_DEVICE_EXTENSIONS $oom"
 expect_fault clGetCommandQueueInfo     1   1    "$context CL_QUEUE_PROPERTIES $oom"
 expect_fault clCreateBuffer            1   1    'reduce: clCreateBuffer \(input\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
-expect_fault clCreateBuffer            2   1    'reduce: clCreateBuffer \(partial results\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
-expect_fault clCreateBuffer            3   1    'reduce: clCreateBuffer \(partial results\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
+expect_fault clCreateBuffer            2   1    'reduce: clCreateBuffer \(result\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
+expect_fault clCreateBuffer            3   1    'reduce: clCreateBuffer \(pinned result\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
+expect_fault clCreateBuffer            4   1    'reduce: clCreateBuffer \(partial values\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
+expect_fault clCreateBuffer            5   1    'reduce: clCreateBuffer \(partial values\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
+expect_fault clEnqueueMapBuffer        1   1    "reduce: clEnqueueMapBuffer \\(pinned result\\) failed: CL_MAP_FAILURE$" -k k3
 expect_fault clCreateProgramWithSource 1   1    "reduce: clCreateProgramWithSource $oom"  -k k3
 expect_fault clCreateProgramWithSource 2   1    "reduce: clCreateProgramWithSource $oom"  -k k3
 expect_fault clBuildProgram            1   1    'reduce: building ladder\.cl with "-DOP=OP_SUM .* -DIN_T=int .*" failed:$' -k k3
 expect_fault clBuildProgram            2   1    'reduce: building ladder\.cl with "-DOP=OP_SUM .* -DIN_IS_ACC=1.*" failed:$' -k k3
 expect_fault clCreateKernel            1   1    "reduce: clCreateKernel $oom"             -k k3
 expect_fault clCreateKernel            2   1    "reduce: clCreateKernel $oom"             -k k3
-expect_fault clSetKernelArg            1   1    "reduce: clSetKernelArg\(in\) $oom"       -k k3
-expect_fault clSetKernelArg            4   1    "reduce: clSetKernelArg\(out\) $oom"      -k k3
-expect_fault clSetKernelArg            6   1    "reduce: clSetKernelArg\(in\) $oom"       -k k3
+# A launch binds its path's arguments (K3: the local array), then in, offset, n, out, at, finish.
+expect_fault clSetKernelArg            1   1    "reduce: clSetKernelArg\(local\) $oom"    -k k3
+expect_fault clSetKernelArg            2   1    "reduce: clSetKernelArg\(in\) $oom"       -k k3
+expect_fault clSetKernelArg            5   1    "reduce: clSetKernelArg\(out\) $oom"      -k k3
+expect_fault clSetKernelArg            7   1    "reduce: clSetKernelArg\(finish\) $oom"   -k k3
+expect_fault clSetKernelArg            9   1    "reduce: clSetKernelArg\(in\) $oom"       -k k3
 expect_fault clEnqueueNDRangeKernel    1   1    "reduce: clEnqueueNDRangeKernel $oom"     -k k3
 expect_fault clEnqueueNDRangeKernel    2   1    "reduce: clEnqueueNDRangeKernel $oom"     -k k3
 expect_fault clEnqueueNDRangeKernel    3   1    "reduce: clEnqueueNDRangeKernel $oom"     -k k3

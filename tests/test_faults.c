@@ -13,8 +13,9 @@
  *                  driver works again; and once everything is destroyed,
  *                  no cl_context, queue, buffer, program, kernel or event
  *                  is left. Ends when a session runs with no fault left.
- *   --sweep-queue  the same through clfold_create_with_queue and
- *                  clfold_reduce_buffer, on the caller's own queue and buffer:
+ *   --sweep-queue  the same through clfold_create_with_queue,
+ *                  clfold_reduce_buffer and clfold_reduce_buffer_async, on
+ *                  the caller's own queue and buffers:
  *                  clfold must let go of exactly what it retained, and the
  *                  caller's queue must still work.
  *   --out-of-memory  the device is full: clCreateBuffer fails with
@@ -230,6 +231,7 @@ struct own_objects {
     cl_context cl;
     cl_command_queue queue;
     cl_mem buffer;
+    cl_mem result;               /* where the non-blocking reduction writes */
 };
 
 static bool make_own(cl_device_id device, const struct data *d, struct own_objects *own)
@@ -241,9 +243,10 @@ static bool make_own(cl_device_id device, const struct data *d, struct own_objec
     own->buffer = own->cl ? clCreateBuffer(own->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                            sizeof d->ints, (void *)d->ints, &err3)
                           : NULL;
-    EXPECT(own->cl != NULL && own->queue != NULL && own->buffer != NULL,
+    own->result = own->cl ? clCreateBuffer(own->cl, CL_MEM_READ_WRITE, 16, NULL, &err3) : NULL;
+    EXPECT(own->cl != NULL && own->queue != NULL && own->buffer != NULL && own->result != NULL,
            "the test's own OpenCL objects: %d", err);
-    return own->cl != NULL && own->queue != NULL && own->buffer != NULL;
+    return own->cl != NULL && own->queue != NULL && own->buffer != NULL && own->result != NULL;
 }
 
 /*
@@ -261,6 +264,8 @@ static void check_own(const struct own_objects *own, unsigned long at)
 
 static void release_own(struct own_objects *own)
 {
+    if (own->result != NULL)
+        clReleaseMemObject(own->result);
     if (own->buffer != NULL)
         clReleaseMemObject(own->buffer);
     if (own->queue != NULL)
@@ -269,7 +274,11 @@ static void release_own(struct own_objects *own)
         clReleaseContext(own->cl);
 }
 
-/* A window of the caller's buffer, then host data through the caller's queue. */
+/*
+ * A window of the caller's buffer, then host data through the caller's
+ * queue, then the window again without blocking, into the caller's result
+ * buffer: a refused one hands back no event.
+ */
 static bool queue_reductions(clfold_context *ctx, const struct own_objects *own,
                              const struct data *d, unsigned long at)
 {
@@ -279,7 +288,24 @@ static bool queue_reductions(clfold_context *ctx, const struct own_objects *own,
     if (!judge(ctx, status, sum == d->int_sum_window, "reduce_buffer at offset 7", at))
         return false;
     status = clfold_reduce_host(ctx, d->ints, N_INT, CLFOLD_INT32, CLFOLD_SUM, &sum);
-    return judge(ctx, status, sum == d->int_sum, "reduce_host", at);
+    if (!judge(ctx, status, sum == d->int_sum, "reduce_host", at))
+        return false;
+    cl_event done = NULL;
+    status = clfold_reduce_buffer_async(ctx, own->buffer, 7, 900, CLFOLD_INT32, CLFOLD_SUM,
+                                        own->result, 8, 0, NULL, &done);
+    if (status != CLFOLD_SUCCESS) {
+        EXPECT(done == NULL, "a refused reduce_buffer_async handed back an event (fault at %lu)",
+               at);
+        return judge(ctx, status, false, "reduce_buffer_async", at);
+    }
+    sum = 0;
+    bool read = clWaitForEvents(1, &done) == CL_SUCCESS &&
+                clEnqueueReadBuffer(own->queue, own->result, CL_TRUE, 8, sizeof sum, &sum, 0, NULL,
+                                    NULL) == CL_SUCCESS;
+    clReleaseEvent(done);
+    if (!read)
+        return true; /* the fault hit the test's own wait or read */
+    return judge(ctx, status, sum == d->int_sum_window, "reduce_buffer_async", at);
 }
 
 static bool session_queue(cl_device_id device, const struct data *d, unsigned long at)

@@ -1,7 +1,7 @@
 /*
  * context.c: creating and destroying contexts, and the small accessors. A
  * context owns (or retains) its cl_context and queue, the program cache and
- * the scratch buffers; destroying it releases all of them.
+ * its reductions' buffers; destroying it releases all of them.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -99,11 +99,15 @@ void clfold_destroy(clfold_context *ctx)
     if (ctx->queue != NULL)
         clFinish(ctx->queue);
     program_cache_release(&ctx->programs);
-    for (int i = 0; i < 2; i++)
-        if (ctx->scratch[i] != NULL)
-            clReleaseMemObject(ctx->scratch[i]);
-    if (ctx->tickets != NULL)
-        clReleaseMemObject(ctx->tickets);
+    scratch_release_all(ctx);
+    if (ctx->landing_host != NULL &&
+        clEnqueueUnmapMemObject(ctx->queue, ctx->landing_pinned, ctx->landing_host, 0, NULL,
+                                NULL) == CL_SUCCESS)
+        clFinish(ctx->queue);
+    if (ctx->landing_pinned != NULL)
+        clReleaseMemObject(ctx->landing_pinned);
+    if (ctx->landing != NULL)
+        clReleaseMemObject(ctx->landing);
     if (ctx->queue != NULL)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl != NULL)

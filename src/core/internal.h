@@ -50,9 +50,11 @@ struct clfold_context {
     struct settings settings;    /* the environment, read at create */
 
     struct program_cache programs;
-    cl_mem scratch[2];           /* ping-pong partial results, grown on demand */
-    cl_mem tickets;              /* the one-launch GPU path's counter, kept at 0 */
-    size_t scratch_bytes[2];
+    struct scratch **scratch;    /* reduce/scratch.c: one per reduction in flight, at most */
+    size_t scratch_count;
+    cl_mem landing;              /* a blocking reduction's value, on the device */
+    cl_mem landing_pinned;       /* ... read into this buffer's mapped host memory */
+    void *landing_host;
 
     clfold_run_info last_run;
     bool has_last_run;
@@ -72,6 +74,9 @@ clfold_status fail(clfold_context *ctx, clfold_status status, const char *format
 
 /* What clfold_last_error(NULL) returns on this thread from now on ("" after a success). */
 void keep_create_error(const char *message);
+
+/* reduce/scratch.c: releases every reduction's scratch (clfold_destroy, after its clFinish). */
+void scratch_release_all(clfold_context *ctx);
 
 /* Forgets the last error: called at the start of every public entry point. */
 void clear_error(clfold_context *ctx);

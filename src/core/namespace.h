@@ -44,16 +44,24 @@
 #define gpu_run clfold_internal_gpu_run
 #define gpu_shape clfold_internal_gpu_shape
 #define k7_shape clfold_internal_k7_shape
+#define launch_kernel clfold_internal_launch_kernel
 #define pass_launch clfold_internal_pass_launch
 #define passes_run clfold_internal_passes_run
 #define path_choose clfold_internal_path_choose
 #define path_of_kernel clfold_internal_path_of_kernel
-#define scratch_ensure clfold_internal_scratch_ensure
+#define scratch_acquire clfold_internal_scratch_acquire
+#define scratch_all_free clfold_internal_scratch_all_free
+#define scratch_hold clfold_internal_scratch_hold
+#define scratch_partials clfold_internal_scratch_partials
+#define scratch_release_all clfold_internal_scratch_release_all
+#define scratch_tickets clfold_internal_scratch_tickets
 #define sums_small_integers clfold_internal_sums_small_integers
+#define take_waits clfold_internal_take_waits
 #define tree_bind_local clfold_internal_tree_bind_local
 #define tree_groups_one clfold_internal_tree_groups_one
 #define tree_groups_two clfold_internal_tree_groups_two
 #define tree_shape clfold_internal_tree_shape
+#define values_launch clfold_internal_values_launch
 
 /* settings.c */
 #define settings_read clfold_internal_settings_read

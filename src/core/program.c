@@ -23,7 +23,7 @@ static bool append(char *buf, size_t cap, const char *format, ...)
     return written >= 0 && (size_t)written < cap - used;
 }
 
-/* ACC_*: the accumulator, a scalar or a (sum, carry) pair of scalars. */
+/* ACC_*: the accumulator, a scalar or a (sum, carry) pair of scalars; RESULT_*: what it finishes as. */
 static bool append_accumulator_flags(char *buf, size_t cap, const struct accumulator *acc,
                                      const char **acc_name)
 {
@@ -39,6 +39,8 @@ static bool append_accumulator_flags(char *buf, size_t cap, const struct accumul
         ok = ok && append(buf, cap, " -DACC_COMPENSATED=1 -DACC_SCALAR_T=%s", scalar->cl_name);
     if (acc->run_carry)
         ok = ok && append(buf, cap, " -DRUN_CARRY=1");
+    const struct type_info *result = type_info(acc->result);
+    ok = ok && append(buf, cap, " -DRESULT_T=%s -DRESULT_SIZE=%zu", result->cl_name, result->size);
     return ok;
 }
 

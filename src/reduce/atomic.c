@@ -2,7 +2,7 @@
  * atomic.c: the naive baseline (cl/atomic.cl): one launch, a work-item per
  * value, every one folding its value into a single global word. OpenCL has
  * no 8- or 16-bit atomics, so the word holds the accumulator widened to 32
- * bits at least, and the host narrows it afterwards.
+ * bits at least, and narrow_word narrows it afterwards.
  */
 #include <string.h>
 
@@ -38,46 +38,43 @@ static void widened_identity(clfold_type acc, clfold_op op, void *out, size_t *s
     *size = 4;
 }
 
-/* Narrows the atomic word back to the accumulator type. */
-static void narrow_result(clfold_type acc, const void *wide, void *result)
-{
-    const struct type_info *info = type_info(acc);
-    uint32_t bits;
-    if (info->size >= 4) {
-        memcpy(result, wide, info->size);
-        return;
-    }
-    memcpy(&bits, wide, 4);
-    uint8_t b8 = (uint8_t)bits;
-    uint16_t b16 = (uint16_t)bits;
-    memcpy(result, info->size == 1 ? (void *)&b8 : (void *)&b16, info->size);
-}
-
-clfold_status atomic_run(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
-                         size_t count, void *value, struct pass_log *log)
+/*
+ * The word, filled with the identity, takes every work-item's value; then
+ * narrow_word (cl/atomic.cl) makes it the reduction's value. The fill copies
+ * its pattern when it is enqueued: nothing of this stack frame outlives the
+ * call.
+ */
+clfold_status atomic_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                         struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
     clfold_type acc = job->config.acc.scalar;
     unsigned char word[8];
     size_t word_size = 0;
+    cl_kernel narrow = NULL;
+    const cl_event *wait_list;
+    cl_uint waits;
 
     if (type_info(acc)->size == 8 && !ctx->caps.has_int64_base_atomics)
         FAIL(CLFOLD_ERROR_UNSUPPORTED, "the atomic kernel needs 64-bit atomics, which %s lacks",
              ctx->caps.name);
     widened_identity(acc, job->config.op, word, &word_size);
-    CHECK(scratch_ensure(ctx, 0, word_size));
-    /* Blocking: `word` lives on this stack frame, which a failure below would leave. */
-    CHECK_CL(clEnqueueWriteBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, word_size, word, 0,
-                                  NULL, NULL),
-             "clEnqueueWriteBuffer (identity)");
-    size_t groups = job->path->groups(job, &job->config, count);
-    struct pass pass = {&job->config, in, offset, count, ctx->scratch[0], groups, 0};
-    CHECK(pass_launch(ctx, job, &pass, groups * job->block, job->block, log));
-    log->bytes_written = type_info(acc)->size; /* one value, however many updates */
-    CHECK_CL(clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, word_size, word, 0,
-                                 NULL, NULL),
-             "clEnqueueReadBuffer (result)");
-    narrow_result(acc, word, value);
+    CHECK(scratch_partials(ctx, fold->scratch, 0, word_size));
+    cl_mem target = fold->scratch->partials[0];
+    take_waits(log, &waits, &wait_list);
+    CHECK_CL(clEnqueueFillBuffer(ctx->queue, target, word, word_size, 0, word_size, waits,
+                                 wait_list, NULL),
+             "clEnqueueFillBuffer (identity)");
+    size_t groups = job->path->groups(job, &job->config, fold->count);
+    struct pass all = {&job->config, fold->in, fold->offset, fold->count, target, groups, 0,
+                       false};
+    CHECK(pass_launch(ctx, job, fold, &all, groups * job->block, job->block, log));
+    CHECK(program_kernel(ctx, &job->config, "narrow_word", &narrow));
+    struct pass last = {&job->config, target, 0, 1, NULL, 1, 0, true};
+    CHECK(launch_kernel(ctx, narrow, "narrow_word", fold, &last, 1, 1, log));
+    /* One value read and written, however many updates. */
+    log->bytes_read = (uint64_t)fold->count * type_info(job->config.in)->size;
+    log->bytes_written = type_info(acc)->size;
 cleanup:
     return status;
 }

@@ -1,12 +1,9 @@
 /*
  * cpu_shape.c: the auto path's shape for CPU devices (cl/cpu.cl): one
  * launch of a few work-items that each fold a contiguous chunk with wide
- * vectors and several accumulators, then the host folds their values
+ * vectors and several accumulators, then one work-item folds their values
  * pairwise.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "path.h"
 
 /* The CPU shape's launch: work-items, each folding `chunk` elements. */
@@ -69,48 +66,45 @@ clfold_status cpu_shape(clfold_context *ctx, size_t block, struct job *job)
     return CLFOLD_SUCCESS;
 }
 
-/* Argument 4: the elements each work-item folds. */
+/* The path's argument: the elements each work-item folds. */
 clfold_status cpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *job,
-                       const struct pass *pass)
+                       const struct fold *fold, const struct pass *pass)
 {
     clfold_status status = CLFOLD_SUCCESS;
     (void)job;
-    CHECK_CL(clSetKernelArg(kernel, 4, sizeof pass->extra, &pass->extra), "clSetKernelArg(chunk)");
+    (void)fold;
+    CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG, sizeof pass->extra, &pass->extra),
+             "clSetKernelArg(chunk)");
 cleanup:
     return status;
 }
 
-clfold_status cpu_run(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
-                      size_t count, void *value, struct pass_log *log)
+/*
+ * One launch of the work-items, each leaving its chunk's value; then, if
+ * there are several, one work-item folds them pairwise (cl/values.cl).
+ */
+clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                      struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
     const struct build_config *first = &job->config;
     size_t acc_size = accumulator_size(&first->acc);
     bool small_int_sum = sums_small_integers(first);
     struct cpu_launch shape =
-        cpu_launch(ctx, count, type_info(small_int_sum ? CLFOLD_INT32 : first->acc.scalar));
+        cpu_launch(ctx, fold->count, type_info(small_int_sum ? CLFOLD_INT32 : first->acc.scalar));
     struct build_config config = *first;
-    unsigned char *values = NULL;
+    bool one = shape.work_items == 1;
 
     config.vec = shape.vec;
     config.accs = shape.accs;
     config.small_int_sum = small_int_sum;
-    values = malloc(shape.work_items * acc_size);
-    if (values == NULL)
-        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %zu partial values", shape.work_items);
-    CHECK(scratch_ensure(ctx, 0, shape.work_items * acc_size));
-    struct pass pass = {&config, in, offset, count, ctx->scratch[0], shape.work_items, shape.chunk};
-    CHECK(pass_launch(ctx, job, &pass, shape.work_items, 1, log));
-    CHECK_CL(clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0,
-                                 shape.work_items * acc_size, values, 0, NULL, NULL),
-             "clEnqueueReadBuffer (partial values)");
-    /* Pairwise, in a fixed order: the same tree as the kernels' own. */
-    for (size_t stride = 1; stride < shape.work_items; stride *= 2)
-        for (size_t j = 0; j + stride < shape.work_items; j += 2 * stride)
-            accumulator_fold(&first->acc, first->op, values + j * acc_size,
-                             values + (j + stride) * acc_size);
-    memcpy(value, values, acc_size);
+    if (!one)
+        CHECK(scratch_partials(ctx, fold->scratch, 0, shape.work_items * acc_size));
+    struct pass pass = {&config, fold->in, fold->offset, fold->count,
+                        one ? NULL : fold->scratch->partials[0], shape.work_items, shape.chunk, one};
+    CHECK(pass_launch(ctx, job, fold, &pass, shape.work_items, 1, log));
+    if (!one)
+        CHECK(values_launch(ctx, job, fold, fold->scratch->partials[0], 0, shape.work_items, log));
 cleanup:
-    free(values);
     return status;
 }

@@ -1,12 +1,14 @@
 /*
  * path.h: a reduction path, one entry of the table in paths.c: the kernel
  * source and entry it runs, its launch geometry, how it binds a pass's
- * arguments, and the function that runs it. reduce.c checks a request and
- * splits host arrays into chunks; the path does the rest. Adding a path
- * means an entry in paths.c and a file beside it, and no switch elsewhere.
+ * arguments, and the function that enqueues it. reduce.c checks a request,
+ * splits host arrays into chunks and waits where the caller does; the path
+ * enqueues the rest. Adding a path means an entry in paths.c and a file
+ * beside it, and no switch elsewhere.
  *
  * What the paths share, the passes of a multi-kernel decomposition over
- * ping-pong scratch buffers, is passes.c.
+ * ping-pong partial values, is passes.c; each reduction's own buffers for
+ * those are scratch.c's.
  */
 #ifndef CLFOLD_PATH_H
 #define CLFOLD_PATH_H
@@ -18,10 +20,41 @@
 /* Enough passes for 2^64 values halved each pass, with room to spare. */
 #define MAX_PASSES 80
 
-/* The launches of one reduction, for timing and traffic. */
+/*
+ * Every kernel's arguments 0..5: in, offset, n, out, at, finish (see
+ * write_value in cl/defs.cl). A path's own arguments follow.
+ */
+#define FIRST_PATH_ARG 6
+
+/* One reduction's own scratch (scratch.c): reductions in flight never share one. */
+struct scratch {
+    cl_mem partials[2];          /* ping-pong partial values, grown on demand */
+    size_t bytes[2];
+    cl_mem tickets;              /* the one-launch GPU path's counter, kept at 0 */
+    bool busy;                   /* a reduction holds it */
+    cl_event done;               /* that reduction's last command, once known */
+};
+
+/* One reduction as enqueued: its values, where its value goes, its scratch. */
+struct fold {
+    cl_mem in;
+    size_t offset;
+    size_t count;                /* at least 1: an empty reduction runs values.cl alone */
+    cl_mem out;
+    size_t at;                   /* bytes into out */
+    bool finish;                 /* out gets the result (clfold_result_type); else the accumulator value */
+    struct scratch *scratch;
+};
+
+/* The commands of one reduction: what the first waits for, and their events. */
 struct pass_log {
+    cl_uint waits;               /* the first command waits for these; then none do */
+    const cl_event *wait_list;
+    bool timed;                  /* keep every launch's event: the queue profiles */
+    bool keep_last;              /* keep the last launch's event */
     cl_event events[MAX_PASSES];
-    unsigned count;
+    unsigned count;              /* events kept */
+    unsigned passes;             /* launches */
     uint64_t bytes_read;
     uint64_t bytes_written;
 };
@@ -39,15 +72,19 @@ struct job {
     struct build_config config;  /* the first pass's program */
 };
 
-/* One launch: `groups` work-groups fold in[offset .. offset + count) into out[0 .. groups). */
+/*
+ * One launch: `groups` work-groups fold in[offset .. offset + count) into
+ * out[0 .. groups), or, in the last pass, into the fold's out.
+ */
 struct pass {
     const struct build_config *config;
     cl_mem in;
     size_t offset;
     size_t count;
-    cl_mem out;
+    cl_mem out;                  /* partial values; unused in the last pass */
     size_t groups;
     cl_ulong extra;              /* the path's own argument: the CPU shape's chunk */
+    bool last;                   /* its value is the reduction's: it goes to the fold's out */
 };
 
 struct reduce_path {
@@ -62,12 +99,12 @@ struct reduce_path {
     /* Work-groups of a pass of `config` over `count` values (what passes_run calls;
        NULL for a path whose run function sizes its own launch, the CPU shape). */
     size_t (*groups)(const struct job *job, const struct build_config *config, size_t count);
-    /* The kernel's arguments after (in, offset, n, out); NULL: none. */
+    /* The kernel's arguments from FIRST_PATH_ARG; NULL: none. */
     clfold_status (*bind)(clfold_context *ctx, cl_kernel kernel, const struct job *job,
-                          const struct pass *pass);
-    /* Folds in[offset .. offset + count) into one accumulator value in host memory. */
-    clfold_status (*run)(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
-                         size_t count, void *value, struct pass_log *log);
+                          const struct fold *fold, const struct pass *pass);
+    /* Enqueues the fold of the fold's values into its out; returns without waiting. */
+    clfold_status (*run)(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                         struct pass_log *log);
 };
 
 /* paths.c: the path that the context's kernel, and for auto its device, choose. */
@@ -82,38 +119,76 @@ clfold_status k7_shape(clfold_context *ctx, size_t block, struct job *job);
 size_t tree_groups_one(const struct job *job, const struct build_config *config, size_t count);
 size_t tree_groups_two(const struct job *job, const struct build_config *config, size_t count);
 clfold_status tree_bind_local(clfold_context *ctx, cl_kernel kernel, const struct job *job,
-                              const struct pass *pass);
+                              const struct fold *fold, const struct pass *pass);
 clfold_status atomic_shape(clfold_context *ctx, size_t block, struct job *job);
-clfold_status atomic_run(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
-                         size_t count, void *value, struct pass_log *log);
+clfold_status atomic_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                         struct pass_log *log);
 clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job);
 size_t gpu_groups(const struct job *job, const struct build_config *config, size_t count);
 clfold_status gpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *job,
-                       const struct pass *pass);
-clfold_status gpu_run(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
-                      size_t count, void *value, struct pass_log *log);
+                       const struct fold *fold, const struct pass *pass);
+clfold_status gpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                      struct pass_log *log);
 clfold_status cpu_shape(clfold_context *ctx, size_t block, struct job *job);
 clfold_status cpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *job,
-                       const struct pass *pass);
-clfold_status cpu_run(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
-                      size_t count, void *value, struct pass_log *log);
+                       const struct fold *fold, const struct pass *pass);
+clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                      struct pass_log *log);
+
+/* scratch.c: each reduction's own scratch. */
+
+/* A scratch no reduction in flight holds, marked busy: a completed one's, or a new one. */
+clfold_status scratch_acquire(clfold_context *ctx, struct scratch **scratch);
+
+/* The reduction holding `scratch` is over once `done` completes (the scratch owns the event). */
+void scratch_hold(struct scratch *scratch, cl_event done);
+
+/* After a clFinish: no reduction is in flight, so every scratch is free. */
+void scratch_all_free(clfold_context *ctx);
+
+/* Makes partial-value buffer `which` (0 or 1) of `scratch` hold at least `bytes`. */
+clfold_status scratch_partials(clfold_context *ctx, struct scratch *scratch, int which,
+                               size_t bytes);
+
+/* Gives `scratch` a zeroed ticket counter if it has none. */
+clfold_status scratch_tickets(clfold_context *ctx, struct scratch *scratch);
 
 /* passes.c: what the paths share. */
 
-/* Makes scratch buffer `which` (0 or 1) hold at least `bytes`. */
-clfold_status scratch_ensure(clfold_context *ctx, int which, size_t bytes);
+/*
+ * Binds arguments 0..5 of `kernel` (named `entry`) for `pass` and enqueues
+ * it, after the log's wait list if it is the first command. Its event is
+ * kept where the queue profiles, or where it is the last launch and the
+ * caller wants that one: on NVIDIA asking for an event costs microseconds
+ * (bench/latency_probe.c).
+ */
+clfold_status launch_kernel(clfold_context *ctx, cl_kernel kernel, const char *entry,
+                            const struct fold *fold, const struct pass *pass, size_t global,
+                            size_t local, struct pass_log *log);
 
-/* Builds (or finds) the pass's kernel, binds its arguments, enqueues it and logs it. */
-clfold_status pass_launch(clfold_context *ctx, const struct job *job, const struct pass *pass,
-                          size_t global, size_t local, struct pass_log *log);
+/* Builds (or finds) the pass's kernel, binds the path's arguments too, and launches it. */
+clfold_status pass_launch(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                          const struct pass *pass, size_t global, size_t local,
+                          struct pass_log *log);
 
 /*
  * The multi-kernel decomposition: a pass of the path's kernel over the
  * caller's values, then over each pass's partial values until one is left,
- * read back into `value`. Every path with work-groups runs this.
+ * which the last pass writes to the fold's out. Every path with work-groups
+ * runs this.
  */
-clfold_status passes_run(clfold_context *ctx, const struct job *job, cl_mem in, size_t offset,
-                         size_t count, void *value, struct pass_log *log);
+clfold_status passes_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                         struct pass_log *log);
+
+/*
+ * cl/values.cl: one work-item folds `count` accumulator values of `in` from
+ * `offset` pairwise, as the last pass of `fold` (count 0: the identity).
+ */
+clfold_status values_launch(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                            cl_mem in, size_t offset, size_t count, struct pass_log *log);
+
+/* The command's share of the log's wait list: all of it for the first command, then none. */
+void take_waits(struct pass_log *log, cl_uint *waits, const cl_event **wait_list);
 
 size_t divide_up(size_t a, size_t b);
 

@@ -30,7 +30,7 @@ static const struct reduce_path LADDER[] = {
 static const struct reduce_path GPU_SHAPE = {"gpu", CLFOLD_AUTO, "gpu.cl", "reduce_gpu", true,
                                              true, gpu_shape, gpu_groups, gpu_bind, gpu_run};
 
-/* The CPU shape: a contiguous chunk per work-item, no barriers, the host folds the few values. */
+/* The CPU shape: a contiguous chunk per work-item, no barriers, one work-item folds the few values. */
 static const struct reduce_path CPU_SHAPE = {"cpu", CLFOLD_AUTO, "cpu.cl", "reduce_cpu", false,
                                              false, cpu_shape, NULL, cpu_bind, cpu_run};
 

@@ -1,8 +1,10 @@
 /*
  * reduce.c: the public reductions. Checks a request, resolves it on the
- * path that the context's settings choose (paths.c), splits host arrays
- * larger than the device's largest buffer into chunks, has the path fold
- * each one, and records what ran and how long it took on the device.
+ * path that the context's settings choose (paths.c), and has the path
+ * enqueue it. The non-blocking reduction stops there; the blocking ones
+ * enqueue into a small buffer of the context's, wait, and record what ran
+ * and how long it took on the device. Host arrays larger than the device's
+ * largest buffer go in chunks whose values the host folds.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -110,23 +112,17 @@ cleanup:
     return status;
 }
 
-/* Folds elements [offset, offset + count) of `buffer` into one accumulator value. */
-static clfold_status fold_buffer(clfold_context *ctx, const struct request *request, cl_mem buffer,
-                                 size_t offset, size_t count, void *value, clfold_run_info *info)
+/*
+ * Enqueues the fold: the path's commands, or for no values the identity
+ * (values.cl over nothing; n = 0 reads no buffer, so `in` may be any).
+ */
+static clfold_status enqueue_fold(clfold_context *ctx, const struct request *request,
+                                  struct fold *fold, struct pass_log *log)
 {
-    clfold_status status = CLFOLD_SUCCESS;
-    struct pass_log log = {.count = 0};
-    CHECK(request->job.path->run(ctx, &request->job, buffer, offset, count, value, &log));
-    double ms = device_milliseconds(ctx, &log);
-    info->device_ms = ms < 0 || info->device_ms < 0 ? -1.0 : info->device_ms + ms;
-    info->passes += log.count;
-    info->bytes_read += log.bytes_read;
-    info->bytes_written += log.bytes_written;
-cleanup:
-    if (status != CLFOLD_SUCCESS)
-        clFinish(ctx->queue); /* nothing of ours may still be running */
-    pass_log_release(&log);
-    return status;
+    const struct job *job = &request->job;
+    if (fold->count == 0)
+        return values_launch(ctx, job, fold, fold->out, 0, 0, log);
+    return job->path->run(ctx, job, fold, log);
 }
 
 static clfold_run_info empty_run(const struct request *request)
@@ -135,12 +131,171 @@ static clfold_run_info empty_run(const struct request *request)
     return (clfold_run_info){job->path->kernel, job->path->name, job->block, 0, 0.0, 0, 0};
 }
 
+/* Adds one fold's launches to `info`; device time only from a profiling queue's events. */
+static void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass_log *log)
+{
+    double ms = device_milliseconds(ctx, log);
+    info->device_ms = ms < 0 || info->device_ms < 0 ? -1.0 : info->device_ms + ms;
+    info->passes += log->passes;
+    info->bytes_read += log->bytes_read;
+    info->bytes_written += log->bytes_written;
+}
+
+/*
+ * Where a blocking reduction's value lands: a small device buffer, read
+ * into pinned host memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer), which
+ * on NVIDIA saves microseconds over a read into pageable memory
+ * (bench/latency_probe.c). Made at the first blocking reduction.
+ */
+static clfold_status ensure_landing(clfold_context *ctx)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_int err;
+    if (ctx->landing_host != NULL)
+        return CLFOLD_SUCCESS;
+    if (ctx->landing == NULL) {
+        ctx->landing = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, ACCUMULATOR_MAX_BYTES, NULL,
+                                      &err);
+        CHECK_CL(err, "clCreateBuffer (result)");
+    }
+    if (ctx->landing_pinned == NULL) {
+        ctx->landing_pinned = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                             ACCUMULATOR_MAX_BYTES, NULL, &err);
+        CHECK_CL(err, "clCreateBuffer (pinned result)");
+    }
+    ctx->landing_host = clEnqueueMapBuffer(ctx->queue, ctx->landing_pinned, CL_TRUE,
+                                           CL_MAP_READ | CL_MAP_WRITE, 0, ACCUMULATOR_MAX_BYTES,
+                                           0, NULL, NULL, &err);
+    CHECK_CL(err, "clEnqueueMapBuffer (pinned result)");
+cleanup:
+    return status;
+}
+
+/*
+ * A blocking fold of buffer[offset .. offset + count): the result (finish)
+ * or the accumulator value into `value`, the run added to `info`. Waits for
+ * the whole queue, so every reduction's scratch is free afterwards.
+ */
+static clfold_status fold_and_wait(clfold_context *ctx, const struct request *request,
+                                   cl_mem buffer, size_t offset, size_t count, bool finish,
+                                   void *value, clfold_run_info *info)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    const struct accumulator *acc = &request->job.config.acc;
+    size_t bytes = finish ? type_info(acc->result)->size : accumulator_size(acc);
+    struct pass_log log = {.timed = ctx->caps.profiling};
+    struct fold fold = {buffer, offset, count, NULL, 0, finish, NULL};
+
+    CHECK(ensure_landing(ctx));
+    fold.out = ctx->landing;
+    CHECK(scratch_acquire(ctx, &fold.scratch));
+    CHECK(enqueue_fold(ctx, request, &fold, &log));
+    CHECK_CL(clEnqueueReadBuffer(ctx->queue, ctx->landing, CL_FALSE, 0, bytes, ctx->landing_host,
+                                 0, NULL, NULL),
+             "clEnqueueReadBuffer (result)");
+    CHECK_CL(clFinish(ctx->queue), "clFinish");
+    memcpy(value, ctx->landing_host, bytes);
+    if (count != 0)
+        add_run(info, ctx, &log);
+cleanup:
+    if (status != CLFOLD_SUCCESS)
+        clFinish(ctx->queue); /* nothing of ours may still be running */
+    scratch_all_free(ctx);
+    pass_log_release(&log);
+    return status;
+}
+
+/*
+ * A failed enqueue may leave some of its commands in the queue, waiting on
+ * the caller's events; it must not wait for them. Its scratch stays held
+ * until a marker after them completes, or, without a marker, until the next
+ * wait for the whole queue.
+ */
+static void abandon(clfold_context *ctx, struct scratch *scratch)
+{
+    cl_event marker = NULL;
+    if (clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &marker) == CL_SUCCESS)
+        scratch_hold(scratch, marker);
+}
+
+/* Checks that bytes [at, at + size) lie inside `result`, which kernels may write. */
+static clfold_status check_result(clfold_context *ctx, cl_mem result, size_t at, size_t size)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_context owner = NULL;
+    cl_mem_flags flags = 0;
+    size_t bytes = 0;
+    CHECK_CL(clGetMemObjectInfo(result, CL_MEM_CONTEXT, sizeof owner, &owner, NULL),
+             "clGetMemObjectInfo(CL_MEM_CONTEXT)");
+    if (owner != ctx->cl)
+        FAIL(CLFOLD_ERROR_WRONG_CONTEXT, "the result buffer belongs to another cl_context");
+    CHECK_CL(clGetMemObjectInfo(result, CL_MEM_FLAGS, sizeof flags, &flags, NULL),
+             "clGetMemObjectInfo(CL_MEM_FLAGS)");
+    if (flags & CL_MEM_READ_ONLY)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the result buffer is CL_MEM_READ_ONLY");
+    CHECK_CL(clGetMemObjectInfo(result, CL_MEM_SIZE, sizeof bytes, &bytes, NULL),
+             "clGetMemObjectInfo(CL_MEM_SIZE)");
+    if (at > bytes || size > bytes - at)
+        FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS,
+             "a %zu-byte result at byte %zu lies beyond the result buffer's %zu bytes", size, at,
+             bytes);
+cleanup:
+    return status;
+}
+
+clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                         size_t count, clfold_type type, clfold_op op,
+                                         cl_mem result, size_t result_offset,
+                                         cl_uint num_events_in_wait_list,
+                                         const cl_event *event_wait_list, cl_event *event)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct request request;
+    struct pass_log log = {.waits = num_events_in_wait_list, .wait_list = event_wait_list,
+                           .keep_last = true};
+    struct fold fold = {buffer, offset, count, result, result_offset, true, NULL};
+
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
+    ctx->has_last_run = false;
+    if (event != NULL)
+        *event = NULL;
+    if (buffer == NULL || result == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "result");
+    if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the wait list has %u events but is %s",
+             num_events_in_wait_list, event_wait_list == NULL ? "NULL" : "not NULL");
+    CHECK(check_request(ctx, type, op));
+    CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
+    CHECK(make_request(ctx, type, op, &request));
+    CHECK(check_result(ctx, result, result_offset,
+                       type_info(request.job.config.acc.result)->size));
+    CHECK(scratch_acquire(ctx, &fold.scratch));
+    CHECK(enqueue_fold(ctx, &request, &fold, &log));
+    /* The last launch's event: the scratch keeps it, and the caller gets a reference. */
+    cl_event done = log.events[--log.count];
+    scratch_hold(fold.scratch, done);
+    if (event != NULL) {
+        CHECK_CL(clRetainEvent(done), "clRetainEvent");
+        *event = done;
+    }
+    /* No device time: the launches have not run yet. */
+    ctx->last_run = empty_run(&request);
+    add_run(&ctx->last_run, ctx, &log);
+    ctx->has_last_run = count != 0;
+cleanup:
+    if (status != CLFOLD_SUCCESS && fold.scratch != NULL && fold.scratch->done == NULL)
+        abandon(ctx, fold.scratch);
+    pass_log_release(&log);
+    return status;
+}
+
 clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
                                    clfold_type type, clfold_op op, void *result)
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct request request;
-    unsigned char value[ACCUMULATOR_MAX_BYTES];
     clfold_run_info info;
 
     if (ctx == NULL)
@@ -153,11 +308,7 @@ clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t of
     CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
     CHECK(make_request(ctx, type, op, &request));
     info = empty_run(&request);
-    if (count == 0)
-        accumulator_identity(&request.job.config.acc, op, value);
-    else
-        CHECK(fold_buffer(ctx, &request, buffer, offset, count, value, &info));
-    accumulator_finish(&request.job.config.acc, value, result);
+    CHECK(fold_and_wait(ctx, &request, buffer, offset, count, true, result, &info));
     ctx->last_run = info;
     ctx->has_last_run = count != 0;
 cleanup:
@@ -166,7 +317,7 @@ cleanup:
 
 /* Folds one chunk of host memory: wrapped in place on a CPU, copied to a GPU. */
 static clfold_status fold_host_chunk(clfold_context *ctx, const struct request *request,
-                                     const void *data, size_t count, void *value,
+                                     const void *data, size_t count, bool finish, void *value,
                                      clfold_run_info *info)
 {
     clfold_status status = CLFOLD_SUCCESS;
@@ -176,7 +327,7 @@ static clfold_status fold_host_chunk(clfold_context *ctx, const struct request *
     cl_mem buffer = clCreateBuffer(ctx->cl, flags, count * type_info(request->type)->size,
                                    (void *)data, &err);
     CHECK_CL(err, "clCreateBuffer (input)");
-    CHECK(fold_buffer(ctx, request, buffer, 0, count, value, info));
+    CHECK(fold_and_wait(ctx, request, buffer, 0, count, finish, value, info));
 cleanup:
     if (buffer != NULL)
         clReleaseMemObject(buffer);
@@ -217,16 +368,25 @@ clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t c
              element);
     CHECK(make_request(ctx, type, op, &request));
     info = empty_run(&request);
-    accumulator_identity(&request.job.config.acc, op, total);
-    for (size_t done = 0; done < count; done += chunk) {
-        size_t n = count - done < chunk ? count - done : chunk;
-        /* The first chunk's value stands as it is: 0 + (-0) would lose a sign. */
-        CHECK(fold_host_chunk(ctx, &request, (const char *)data + done * element, n,
-                              done == 0 ? total : part, &info));
-        if (done != 0)
-            accumulator_fold(&request.job.config.acc, op, total, part);
+    if (count <= chunk) {
+        /* One buffer, or none: the device finishes the result. */
+        if (count == 0)
+            CHECK(fold_and_wait(ctx, &request, NULL, 0, 0, true, result, &info));
+        else
+            CHECK(fold_host_chunk(ctx, &request, data, count, true, result, &info));
+    } else {
+        /* Chunks: their accumulator values, folded here as the kernels fold them. */
+        const struct accumulator *acc = &request.job.config.acc;
+        for (size_t done = 0; done < count; done += chunk) {
+            size_t n = count - done < chunk ? count - done : chunk;
+            /* The first chunk's value stands as it is: 0 + (-0) would lose a sign. */
+            CHECK(fold_host_chunk(ctx, &request, (const char *)data + done * element, n, false,
+                                  done == 0 ? total : part, &info));
+            if (done != 0)
+                accumulator_fold(acc, op, total, part);
+        }
+        accumulator_finish(acc, total, result);
     }
-    accumulator_finish(&request.job.config.acc, total, result);
     ctx->last_run = info;
     ctx->has_last_run = count != 0;
 cleanup:

@@ -62,13 +62,14 @@ size_t tree_groups_two(const struct job *job, const struct build_config *config,
     return capped(job, divide_up(count, 2 * job->block));
 }
 
-/* K1-K5: the local array, `block` accumulator values, is argument 4. */
+/* K1-K5: the local array, `block` accumulator values, is their own argument. */
 clfold_status tree_bind_local(clfold_context *ctx, cl_kernel kernel, const struct job *job,
-                              const struct pass *pass)
+                              const struct fold *fold, const struct pass *pass)
 {
     clfold_status status = CLFOLD_SUCCESS;
     size_t bytes = job->block * accumulator_size(&pass->config->acc);
-    CHECK_CL(clSetKernelArg(kernel, 4, bytes, NULL), "clSetKernelArg(local)");
+    (void)fold;
+    CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG, bytes, NULL), "clSetKernelArg(local)");
 cleanup:
     return status;
 }
