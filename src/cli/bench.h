@@ -44,6 +44,7 @@ struct peer_row {
     size_t n;
     double best_ms;
     double median_ms;
+    double e2e_ms;       /* its own end-to-end time, where it reports one; else -1 */
 };
 
 struct bench_results {

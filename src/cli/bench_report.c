@@ -140,6 +140,7 @@ void bench_run_peer(const char *command, const struct bench_plan *plan, struct b
             row->n = (size_t)json_number(line, "n");
             row->best_ms = json_number(line, "best_ms");
             row->median_ms = json_number(line, "median_ms");
+            row->e2e_ms = json_number(line, "e2e_ms");
             if (row->peer[0] != '\0' && row->best_ms > 0)
                 results->n_peers++;
         }
@@ -159,8 +160,11 @@ static void print_peer_columns(const struct bench_results *results, const struct
 {
     for (size_t p = 0; p < results->n_peers; p++) {
         const struct peer_row *peer = &results->peers[p];
-        if (peer->type == row->type && peer->n == row->n && row->op == CLFOLD_SUM)
-            printf("  %s %.4f ms %.2fx", peer->peer, peer->best_ms, peer->best_ms / row->best_ms);
+        if (peer->type != row->type || peer->n != row->n || row->op != CLFOLD_SUM)
+            continue;
+        printf("  %s %.4f ms %.2fx", peer->peer, peer->best_ms, peer->best_ms / row->best_ms);
+        if (peer->e2e_ms > 0)
+            printf(", e2e %.4f ms %.2fx", peer->e2e_ms, peer->e2e_ms / row->e2e_ms);
     }
 }
 
@@ -171,7 +175,7 @@ static void print_table(const struct device_summary *device, const struct bench_
            device->driver, clfold_accuracy_name(plan->accuracy));
     printf("%-7s %-5s %11s %-7s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", "kernel",
            "best(ms)", "median", "e2e(ms)", "GB/s", "read", "%read", "correct",
-           "peers: best, ratio peer/clfold (>1: clfold faster)");
+           "peers: best, ratio peer/clfold (>1: clfold faster); e2e, ratio");
     for (size_t i = 0; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
         printf("%-7s %-5s %11zu %-7s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-7s",
@@ -197,9 +201,12 @@ static void print_csv(const struct device_summary *device, const struct bench_pl
     }
     for (size_t p = 0; p < results->n_peers; p++) {
         const struct peer_row *r = &results->peers[p];
-        printf("1,\"%s\",\"%s\",,%s,%s,sum,%zu,,%.6f,%.6f,,%.3f,,\n", device->name, device->driver,
-               r->peer, clfold_type_name(r->type), r->n, r->best_ms, r->median_ms,
-               (double)r->n * (double)clfold_type_size(r->type) / (r->best_ms * 1e6));
+        char e2e[32] = "";
+        if (r->e2e_ms > 0)
+            snprintf(e2e, sizeof e2e, "%.6f", r->e2e_ms);
+        printf("1,\"%s\",\"%s\",,%s,%s,sum,%zu,,%.6f,%.6f,%s,%.3f,,\n", device->name,
+               device->driver, r->peer, clfold_type_name(r->type), r->n, r->best_ms, r->median_ms,
+               e2e, (double)r->n * (double)clfold_type_size(r->type) / (r->best_ms * 1e6));
     }
 }
 
@@ -222,8 +229,11 @@ static void print_json(const struct device_summary *device, const struct bench_p
     for (size_t p = 0; p < results->n_peers; p++) {
         const struct peer_row *r = &results->peers[p];
         printf("%s\n  {\"peer\": \"%s\", \"type\": \"%s\", \"op\": \"sum\", \"n\": %zu, "
-               "\"best_ms\": %.6f, \"median_ms\": %.6f}",
+               "\"best_ms\": %.6f, \"median_ms\": %.6f",
                p ? "," : "", r->peer, clfold_type_name(r->type), r->n, r->best_ms, r->median_ms);
+        if (r->e2e_ms > 0)
+            printf(", \"e2e_ms\": %.6f", r->e2e_ms);
+        printf("}");
     }
     printf("\n]}\n");
 }

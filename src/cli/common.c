@@ -1,7 +1,7 @@
 /*
  * common.c: what the runner's commands share: the one-line error on
  * stderr, the exit status a library failure deserves, and opening the
- * context that -d names.
+ * context that -d names, as users get it or with device times.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,4 +60,30 @@ int open_context(const struct cli_args *args, clfold_context **ctx)
         cli_error("%s (is an OpenCL driver such as POCL installed, and can it start? POCL needs a "
                   "writable cache: $POCL_CACHE_DIR or ~/.cache/pocl)", said);
     return EXIT_BAD_INPUT;
+}
+
+int open_timed_beside(const clfold_context *plain, clfold_context **timed)
+{
+    cl_int err;
+    cl_command_queue queue = clCreateCommandQueue(clfold_cl_context(plain), clfold_device(plain),
+                                                  CL_QUEUE_PROFILING_ENABLE, &err);
+    if (queue == NULL) {
+        cli_error("creating a profiling queue: %s", clfold_status_string((clfold_status)err));
+        return EXIT_CHECK_FAILED;
+    }
+    clfold_status status = clfold_create_with_queue(timed, queue);
+    clReleaseCommandQueue(queue); /* the context holds it now, or failed */
+    if (status != CLFOLD_SUCCESS)
+        return report_failure(NULL, status, "creating the OpenCL context");
+    return EXIT_OK;
+}
+
+int open_timed_context(const struct cli_args *args, clfold_context **ctx)
+{
+    clfold_context *plain = NULL;
+    int exit_status = open_context(args, &plain);
+    if (exit_status == EXIT_OK)
+        exit_status = open_timed_beside(plain, ctx);
+    clfold_destroy(plain);
+    return exit_status;
 }

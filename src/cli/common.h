@@ -1,6 +1,6 @@
 /*
  * common.h: what the runner's commands share (common.c): exit statuses,
- * the one-line error, reporting a library failure, opening the context.
+ * the one-line error, reporting a library failure, opening the contexts.
  */
 #ifndef CLFOLD_CLI_COMMON_H
 #define CLFOLD_CLI_COMMON_H
@@ -26,5 +26,15 @@ int report_failure(const clfold_context *ctx, clfold_status status, const char *
 
 /* Creates the context that -d names; on failure says why and returns the exit status. */
 int open_context(const struct cli_args *args, clfold_context **ctx);
+
+/*
+ * A second context beside `plain` (its cl_context and device) on a queue
+ * that records device times, which clfold_create's queue does not: for
+ * clfold_run_info's device_ms. On failure says why and returns the exit status.
+ */
+int open_timed_beside(const clfold_context *plain, clfold_context **timed);
+
+/* open_context, then a timed one in its place. */
+int open_timed_context(const struct cli_args *args, clfold_context **ctx);
 
 #endif /* CLFOLD_CLI_COMMON_H */

@@ -296,7 +296,7 @@ int command_ladder(const struct cli_args *args_in)
         cli_error("operator %s does not apply to %s", clfold_op_name(args.op), clfold_type_name(args.type));
         return EXIT_BAD_INPUT;
     }
-    if ((exit_status = open_context(&args, &ctx)) != EXIT_OK)
+    if ((exit_status = open_timed_context(&args, &ctx)) != EXIT_OK)
         return exit_status;
     describe_device(clfold_device(ctx), &device);
     if (args.n == 0) {

@@ -30,7 +30,7 @@ int command_reduce(const struct cli_args *args)
         exit_status = EXIT_BAD_INPUT;
         goto cleanup;
     }
-    exit_status = open_context(args, &ctx);
+    exit_status = open_timed_context(args, &ctx);
     if (exit_status != EXIT_OK)
         goto cleanup;
     status = clfold_set_kernel(ctx, args->kernel, args->block);
