@@ -18,6 +18,8 @@ cmake -S . -B "$build" -DCLFOLD_WERROR=ON -DCLFOLD_BUILD_TESTS=OFF -DCLFOLD_BUIL
     { tail -30 "$out/build.log"; exit 1; }
 clfold=$build/clfold
 peers=(--peer "python3 bench/peers/cuda_peer.py torch" --peer "python3 bench/peers/cuda_peer.py cupy")
+# Current CUB and a CUDA streaming read, where bench/peers/build-cub-peer.sh built them.
+[ -x build/cub_peer ] && peers+=(--peer build/cub_peer)
 status=0
 
 "$clfold" bench -d "$gpu" --sizes 2^16:2^28 -t float "${peers[@]}" --plot "$out/bench-float.png" |
