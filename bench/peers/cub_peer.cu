@@ -107,7 +107,8 @@ static timing time_call(Call call, const T *d_out, T *h_out)
         auto t0 = std::chrono::steady_clock::now();
         call();
         CHECK(cudaMemcpy(h_out, d_out, sizeof(T), cudaMemcpyDeviceToHost));
-        walls.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        auto wall = std::chrono::steady_clock::now() - t0;
+        walls.push_back(std::chrono::duration<double, std::milli>(wall).count());
     }
     std::sort(times.begin(), times.end());
     std::sort(walls.begin(), walls.end());
@@ -137,7 +138,10 @@ struct preallocated : cuda::mr::memory_resource_base<preallocated> {
         return buffer;
     }
     void deallocate(cuda::stream_ref, void *, size_t, size_t) noexcept {}
-    void *allocate_sync(size_t n, size_t alignment) { return allocate(cuda::stream_ref{cudaStream_t{}}, n, alignment); }
+    void *allocate_sync(size_t n, size_t alignment)
+    {
+        return allocate(cuda::stream_ref{cudaStream_t{}}, n, alignment);
+    }
     void deallocate_sync(void *, size_t, size_t) noexcept {}
     bool operator==(const preallocated &other) const { return buffer == other.buffer; }
     bool operator!=(const preallocated &other) const { return buffer != other.buffer; }
@@ -174,7 +178,7 @@ static void run(const char *type, size_t n)
     fill<<<1024, 256>>>(d_in, n);
     CHECK(cudaGetLastError());
 
-    /* More than any determinism level asks for: the run-to-run size, twice, and 1 MiB. */
+    // More than any determinism level asks for: the run-to-run size, twice, and 1 MiB.
     preallocated storage;
     size_t run_to_run_bytes = 0;
     CHECK(cub::DeviceReduce::Sum(nullptr, run_to_run_bytes, d_in, d_out, n));
