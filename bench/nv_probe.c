@@ -6,7 +6,7 @@
  * 1024 work-items per group.
  *
  *   nv_probe [device-substring [OPTIONS]]
- * With OPTIONS, also builds cl/defs.cl + cl/ladder.cl (run from the source
+ * With OPTIONS, also builds cl/core/defs.cl + cl/reduce/ladder.cl (run from the source
  * tree) with OPTIONS and reports the same for reduce_k1..reduce_k5.
  */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -55,7 +55,7 @@ static char *read_file(const char *path)
 
 static void probe_ladder(cl_context ctx, cl_device_id device, const char *options, int nvidia)
 {
-    const char *texts[2] = {read_file("cl/defs.cl"), read_file("cl/ladder.cl")};
+    const char *texts[2] = {read_file("cl/core/defs.cl"), read_file("cl/reduce/ladder.cl")};
     char all[2048], log[16384] = "";
     cl_int err;
     snprintf(all, sizeof all, "%s%s", options, nvidia ? " -cl-nv-verbose" : "");

@@ -1,14 +1,14 @@
 # EmbedCL.cmake: turns the OpenCL C files of cl/ into one C file, so that an
 # installed libclfold needs no .cl files beside it.
 #
-# Script mode:  cmake -DOUTPUT=file.c -DSOURCES="a.cl|b.cl" -P EmbedCL.cmake
+# Script mode:  cmake -DOUTPUT=file.c -DROOT=cl -DSOURCES="cl/a/b.cl|..." -P EmbedCL.cmake
 # The C file defines embedded_source(name), which returns the text of the file
-# called `name` (e.g. "ladder.cl") or NULL. It includes src/core/namespace.h,
+# whose path under ROOT is `name` (e.g. "reduce/ladder.cl") or NULL. It includes src/core/namespace.h,
 # so that the symbol is clfold_internal_embedded_source, in clfold's namespace
 # like every global symbol of the library.
 
-if(NOT OUTPUT OR NOT SOURCES)
-  message(FATAL_ERROR "EmbedCL.cmake needs -DOUTPUT=... and -DSOURCES=...")
+if(NOT OUTPUT OR NOT SOURCES OR NOT ROOT)
+  message(FATAL_ERROR "EmbedCL.cmake needs -DOUTPUT=..., -DROOT=... and -DSOURCES=...")
 endif()
 
 string(REPLACE "|" ";" SOURCES "${SOURCES}")
@@ -19,7 +19,7 @@ string(APPEND body "const char *embedded_source(const char *name);\n\n")
 set(table "")
 set(index 0)
 foreach(source IN LISTS SOURCES)
-  get_filename_component(name "${source}" NAME)
+  file(RELATIVE_PATH name "${ROOT}" "${source}")
   file(READ "${source}" hex HEX)
   # Bytes, not a string literal: no escaping, no limit on literal length.
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")

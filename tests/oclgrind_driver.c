@@ -84,7 +84,7 @@ static void run_kernel(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
 
 /*
  * The auto path's 8- and 16-bit sums add blocks of 16 vectors of 16 values
- * in 32 bits (cl/cpu.cl): they need more elements than the cases above
+ * in 32 bits (cl/reduce/cpu.cl): they need more elements than the cases above
  * before that loop runs, and an odd offset makes its loads unaligned.
  */
 static void run_auto_small_int_sums(clfold_context *ctx, test_rng *rng)

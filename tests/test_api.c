@@ -12,12 +12,13 @@
 #include <ctype.h>
 #include <float.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
 
 #ifndef CLFOLD_SOURCE_DIR
-#error "CLFOLD_SOURCE_DIR must name the source tree (for cl/defs.cl and cl/ladder.cl)"
+#error "CLFOLD_SOURCE_DIR must name the source tree (for cl/core/defs.cl and cl/reduce/ladder.cl)"
 #endif
 
 /* A small int32 sum that must come out right: the context still works. */
@@ -669,14 +670,18 @@ static bool copy_file(const char *from, const char *to, const char *append)
 
 static void test_kernel_dir(void)
 {
-    char dir[256], defs[320], ladder[320];
+    char dir[256], core[300], reduce[300], defs[320], ladder[320];
     const char *tmp = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     snprintf(dir, sizeof dir, "%s/clfold_test_api_XXXXXX", tmp);
     EXPECT(mkdtemp(dir) != NULL, "mkdtemp(%s) failed", dir);
-    snprintf(defs, sizeof defs, "%s/defs.cl", dir);
-    snprintf(ladder, sizeof ladder, "%s/ladder.cl", dir);
-    EXPECT(copy_file(CLFOLD_SOURCE_DIR "/cl/defs.cl", defs, NULL) &&
-               copy_file(CLFOLD_SOURCE_DIR "/cl/ladder.cl", ladder,
+    /* The folder mirrors cl/: core/defs.cl and reduce/ladder.cl. */
+    snprintf(core, sizeof core, "%s/core", dir);
+    snprintf(reduce, sizeof reduce, "%s/reduce", dir);
+    EXPECT(mkdir(core, 0700) == 0 && mkdir(reduce, 0700) == 0, "mkdir in %s failed", dir);
+    snprintf(defs, sizeof defs, "%s/defs.cl", core);
+    snprintf(ladder, sizeof ladder, "%s/ladder.cl", reduce);
+    EXPECT(copy_file(CLFOLD_SOURCE_DIR "/cl/core/defs.cl", defs, NULL) &&
+               copy_file(CLFOLD_SOURCE_DIR "/cl/reduce/ladder.cl", ladder,
                          "\n__kernel void broken(void) { clfold_undeclared_name = 1; }\n"),
            "cannot copy the kernel sources into %s", dir);
 
@@ -716,6 +721,8 @@ static void test_kernel_dir(void)
     clfold_destroy(ctx);
     remove(defs);
     remove(ladder);
+    rmdir(core);
+    rmdir(reduce);
     rmdir(dir);
 }
 

@@ -254,8 +254,8 @@ expect_fault clCreateBuffer            5   1    'reduce: clCreateBuffer \(partia
 expect_fault clEnqueueMapBuffer        1   1    "reduce: clEnqueueMapBuffer \\(pinned result\\) failed: CL_MAP_FAILURE$" -k k3
 expect_fault clCreateProgramWithSource 1   1    "reduce: clCreateProgramWithSource $oom"  -k k3
 expect_fault clCreateProgramWithSource 2   1    "reduce: clCreateProgramWithSource $oom"  -k k3
-expect_fault clBuildProgram            1   1    'reduce: building ladder\.cl with "-DOP=OP_SUM .* -DIN_T=int .*" failed:$' -k k3
-expect_fault clBuildProgram            2   1    'reduce: building ladder\.cl with "-DOP=OP_SUM .* -DIN_IS_ACC=1.*" failed:$' -k k3
+expect_fault clBuildProgram            1   1    'reduce: building reduce/ladder\.cl with "-DOP=OP_SUM .* -DIN_T=int .*" failed:$' -k k3
+expect_fault clBuildProgram            2   1    'reduce: building reduce/ladder\.cl with "-DOP=OP_SUM .* -DIN_IS_ACC=1.*" failed:$' -k k3
 expect_fault clCreateKernel            1   1    "reduce: clCreateKernel $oom"             -k k3
 expect_fault clCreateKernel            2   1    "reduce: clCreateKernel $oom"             -k k3
 # A launch binds its path's arguments (K3: the local array), then in, offset, n, out, at, finish.
@@ -279,8 +279,8 @@ run preload CLFOLD_SHIM_FAIL=clGetDeviceIDs:1 CLFOLD_SHIM_REPORT="$work/report" 
 [ "$(cat "$work/report" 2>/dev/null)" = clGetDeviceIDs ] && [ "$status" -eq 1 ] &&
     grep -q '^clfold: platform 0: clGetDeviceIDs failed: CL_OUT_OF_HOST_MEMORY$' "$work/err" && ok ||
     fail "devices with clGetDeviceIDs failing: exit $status, '$(cat "$work/err")'"
-# The device's own shape (cpu.cl on POCL, gpu.cl on a GPU).
-expect_fault clBuildProgram            1   1    'reduce: building (cpu|gpu)\.cl with "-DOP=OP_SUM .*" failed:$'
+# The device's own shape (reduce/cpu.cl on POCL, reduce/gpu.cl on a GPU).
+expect_fault clBuildProgram            1   1    'reduce: building reduce/(cpu|gpu)\.cl with "-DOP=OP_SUM .*" failed:$'
 expect_fault clEnqueueNDRangeKernel    1   1    "reduce: clEnqueueNDRangeKernel $oom"
 expect_fault clEnqueueReadBuffer       1   1    "reduce: clEnqueueReadBuffer \(.*\) $oom"
 # A fault the runner survives: without a selector (an empty CLFOLD_DEVICE is

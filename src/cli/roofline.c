@@ -4,8 +4,8 @@
  * the performance seed). `clfold bench` reports its reductions as a
  * percentage of it. The kernel has the two shapes of clfold's auto path: a
  * grid stride of 16-byte loads for GPUs, four in flight per work-item as
- * cl/gpu.cl keeps them, and one contiguous chunk per work-item for CPUs, read
- * as four streams as cl/cpu.cl reads it. It xors what it reads and writes only if the xor hits a value
+ * cl/reduce/gpu.cl keeps them, and one contiguous chunk per work-item for CPUs, read
+ * as four streams as cl/reduce/cpu.cl reads it. It xors what it reads and writes only if the xor hits a value
  * that no input produces, so the compiler keeps every load.
  */
 #include "roofline.h"

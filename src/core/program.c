@@ -185,7 +185,7 @@ static clfold_status build_program(struct clfold_context *ctx, const char *sourc
     cl_int err;
 
     *program = NULL;
-    CHECK(load_source(ctx, "defs.cl", &owned[0], &texts[0]));
+    CHECK(load_source(ctx, "core/defs.cl", &owned[0], &texts[0]));
     CHECK(load_source(ctx, source, &owned[1], &texts[1]));
     *program = clCreateProgramWithSource(ctx->cl, 2, texts, NULL, &err);
     CHECK_CL(err, "clCreateProgramWithSource");

@@ -13,7 +13,7 @@
 
 /* Everything that changes the text a kernel is compiled from. */
 struct build_config {
-    const char *source;      /* a file of cl/: "ladder.cl" */
+    const char *source;      /* a file of cl/: "reduce/ladder.cl" */
     clfold_type in;          /* the caller's element type */
     bool in_partials;        /* the input holds accumulator values of an earlier pass */
     struct accumulator acc;  /* what the kernels accumulate in and write */

@@ -1,5 +1,5 @@
 /*
- * atomic.c: the naive baseline (cl/atomic.cl): one launch, a work-item per
+ * atomic.c: the naive baseline (cl/reduce/atomic.cl): one launch, a work-item per
  * value, every one folding its value into a single global word. OpenCL has
  * no 8- or 16-bit atomics, so the word holds the accumulator widened to 32
  * bits at least, and narrow_word narrows it afterwards.
@@ -40,7 +40,7 @@ static void widened_identity(clfold_type acc, clfold_op op, void *out, size_t *s
 
 /*
  * The word, filled with the identity, takes every work-item's value; then
- * narrow_word (cl/atomic.cl) makes it the reduction's value. The fill copies
+ * narrow_word (cl/reduce/atomic.cl) makes it the reduction's value. The fill copies
  * its pattern when it is enqueued: nothing of this stack frame outlives the
  * call.
  */

@@ -1,5 +1,5 @@
 /*
- * cpu_shape.c: the auto path's shape for CPU devices (cl/cpu.cl): one
+ * cpu_shape.c: the auto path's shape for CPU devices (cl/reduce/cpu.cl): one
  * launch of a few work-items that each fold a contiguous chunk with wide
  * vectors and several accumulators, then one work-item folds their values
  * pairwise.
@@ -81,7 +81,7 @@ cleanup:
 
 /*
  * One launch of the work-items, each leaving its chunk's value; then, if
- * there are several, one work-item folds them pairwise (cl/values.cl).
+ * there are several, one work-item folds them pairwise (cl/reduce/values.cl).
  */
 clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
                       struct pass_log *log)

@@ -1,5 +1,5 @@
 /*
- * gpu_shape.c: the auto path's shape for GPUs (cl/gpu.cl): a fixed grid of
+ * gpu_shape.c: the auto path's shape for GPUs (cl/reduce/gpu.cl): a fixed grid of
  * work-items that each keep several 16-byte loads in flight, one partial
  * value a group, and on NVIDIA one launch in which the last group folds
  * the partials.

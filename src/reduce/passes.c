@@ -2,7 +2,7 @@
  * passes.c: what the reduction paths share: one launch of a path's kernel
  * (its wait list and event), Harris's multi-kernel decomposition (a pass
  * over the caller's values, then passes over the partial values until one
- * is left), and the one-work-item fold of a few values (cl/values.cl).
+ * is left), and the one-work-item fold of a few values (cl/reduce/values.cl).
  */
 #include "path.h"
 
@@ -38,7 +38,7 @@ void take_waits(struct pass_log *log, cl_uint *waits, const cl_event **wait_list
     log->wait_list = NULL;
 }
 
-/* Every kernel's arguments 0..5: in, offset, n, and where its values go (cl/defs.cl's write_value). */
+/* Every kernel's arguments 0..5: in, offset, n, and where its values go (cl/core/defs.cl's write_value). */
 static clfold_status bind_common(clfold_context *ctx, cl_kernel kernel, const struct fold *fold,
                                  const struct pass *pass)
 {
@@ -110,7 +110,7 @@ clfold_status values_launch(clfold_context *ctx, const struct job *job, const st
                             cl_mem in, size_t offset, size_t count, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    struct build_config config = {.source = "values.cl", .in = job->config.in,
+    struct build_config config = {.source = "reduce/values.cl", .in = job->config.in,
                                   .in_partials = true, .acc = job->config.acc,
                                   .op = job->config.op};
     struct pass pass = {&config, in, offset, count, NULL, 1, 0, true};

@@ -22,7 +22,7 @@
 
 /*
  * Every kernel's arguments 0..5: in, offset, n, out, at, finish (see
- * write_value in cl/defs.cl). A path's own arguments follow.
+ * write_value in cl/core/defs.cl). A path's own arguments follow.
  */
 #define FIRST_PATH_ARG 6
 
@@ -181,7 +181,7 @@ clfold_status passes_run(clfold_context *ctx, const struct job *job, const struc
                          struct pass_log *log);
 
 /*
- * cl/values.cl: one work-item folds `count` accumulator values of `in` from
+ * cl/reduce/values.cl: one work-item folds `count` accumulator values of `in` from
  * `offset` pairwise, as the last pass of `fold` (count 0: the identity).
  */
 clfold_status values_launch(clfold_context *ctx, const struct job *job, const struct fold *fold,

@@ -1,6 +1,6 @@
 /*
- * tree.c: the launch geometry of Harris's ladder, K1..K7 (cl/ladder.cl,
- * cl/unrolled.cl). A pass's work-groups each fold a slice into one partial
+ * tree.c: the launch geometry of Harris's ladder, K1..K7 (cl/reduce/ladder.cl,
+ * cl/reduce/unrolled.cl). A pass's work-groups each fold a slice into one partial
  * value, and passes_run relaunches over the partials until one is left.
  * Slices: `block` values for K1-K3, 2 * block for K4-K6 (the first add
  * during load), and for K7 a fixed grid that strides over the whole array.

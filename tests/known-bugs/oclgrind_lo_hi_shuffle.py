@@ -5,7 +5,7 @@
 
 prints nothing and dies with SIGSEGV (a memcpy inside
 oclgrind::Uninitialized::instructionExecuted); without --uninitialized it
-prints [120 376 632 888], the right sums. cl/gpu.cl's 8- and 16-bit sums
+prints [120 376 632 888], the right sums. cl/reduce/gpu.cl's 8- and 16-bit sums
 therefore add a vector's lanes through a private array, and its pairwise
 float sums are named before they are folded (the second pattern crashed the
 same way; tests/oclgrind_driver.c runs both). Not part of ctest: it crashes.

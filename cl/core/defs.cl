@@ -165,7 +165,7 @@ inline ACC_T load_in(__global const IN_T *in, size_t i)
 /*
  * Neumaier's rule for s = a + b: its rounding error, exactly, where s is
  * finite; ZERO otherwise, so that an infinity or NaN passes through
- * untouched. For scalars and, lane by lane, for vectors (cl/cpu.cl's
+ * untouched. For scalars and, lane by lane, for vectors (cl/reduce/cpu.cl's
  * lanes): ?: selects per component when its condition is a vector.
  */
 #define NEUMAIER_ERROR(a, b, s, ZERO) \
