@@ -191,7 +191,8 @@ static void test_special(clfold_context *ctx, bool has_fp64)
 /*
  * Chunked host reductions: with chunks of 4096 bytes, 100003 elements cross
  * dozens of chunk boundaries. Integers and min/max must be exact; float
- * sums and products within their bounds plus one rounding per chunk.
+ * sums and products within their bounds plus one rounding per chunk, and a
+ * compensated sum within its own bound.
  */
 static void test_chunks(bool has_fp64)
 {
@@ -240,6 +241,32 @@ static void test_chunks(bool has_fp64)
             long double error = fabsl(value_of(&got, result) - want);
             EXPECT(error <= bound, "chunks: type=%s op=%s: error %.3Lg > %.3Lg", clfold_type_name(type),
                    clfold_op_name((clfold_op)op), error, bound);
+        }
+    }
+    /*
+     * A compensated float sum keeps its carries across chunks: the host
+     * merges the chunks' pairs with the kernels' Neumaier rule, so the
+     * compensated bound holds with no term per chunk. Each chunk sums to
+     * 1 + 2^-21, which the running total (past 64, an ulp of 2^-17) cannot
+     * hold: a merge that dropped its rounding error would lose 2^-21 a
+     * chunk, about 4x the bound over 98 chunks.
+     */
+    if (ctx != NULL && data != NULL) {
+        float *floats = data;
+        const size_t per_chunk = chunk_bytes / sizeof(float);
+        for (size_t i = 0; i < n; i++)
+            floats[i] = i % per_chunk == 0 ? 1.0f : i % per_chunk == 1 ? 0x1p-21f : 0.0f;
+        reference_value got, exact;
+        long double sum_abs = 0;
+        reference_reduce(floats, n, CLFOLD_FLOAT, CLFOLD_SUM, &exact, &sum_abs);
+        if (reduce(ctx, CLFOLD_AUTO, CLFOLD_ACCURACY_COMPENSATED, floats, n, CLFOLD_FLOAT,
+                   CLFOLD_SUM, &got)) {
+            long double want = exact.f32, error = fabsl((long double)got.f32 - want);
+            long double bound = reference_tolerance(CLFOLD_FLOAT, CLFOLD_SUM,
+                                                    CLFOLD_ACCURACY_COMPENSATED, n, want, sum_abs,
+                                                    false);
+            EXPECT(error <= bound, "chunks: compensated float sum: error %.3Lg > %.3Lg", error,
+                   bound);
         }
     }
     clfold_destroy(ctx);

@@ -32,12 +32,6 @@ size_t accumulator_size(const struct accumulator *acc)
     return type_info(acc->scalar)->size * (acc->compensated ? 2 : 1);
 }
 
-void accumulator_identity(const struct accumulator *acc, clfold_op op, void *out)
-{
-    memset(out, 0, accumulator_size(acc)); /* a pair's carry is 0 */
-    identity_value(acc->scalar, op, out);
-}
-
 /* ---- folding on the host --------------------------------------------------- */
 
 static uint64_t load_bits(const void *p, size_t size)

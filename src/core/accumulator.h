@@ -1,8 +1,9 @@
 /*
  * accumulator.h: what a reduction's kernels accumulate in, which can differ
  * from what the caller receives: a float sum in the compensated mode carries
- * (sum, carry) pairs, in the fp64 mode a double. The host folds such values
- * across chunks and turns the last one into the result.
+ * (sum, carry) pairs, in the fp64 mode a double. The kernels finish the
+ * last value into the result (write_value in cl/core/defs.cl); the host folds
+ * and finishes only the values of a large host array's chunks.
  */
 #ifndef CLFOLD_ACCUMULATOR_H
 #define CLFOLD_ACCUMULATOR_H
@@ -34,9 +35,6 @@ clfold_status accumulator_choose(struct clfold_context *ctx, clfold_type type, c
                                  clfold_kernel kernel, struct accumulator *acc);
 
 size_t accumulator_size(const struct accumulator *acc);
-
-/* The identity of `op` as an accumulator value. */
-void accumulator_identity(const struct accumulator *acc, clfold_op op, void *out);
 
 /* total = total (op) part, on the host, exactly as the kernels' combine(). */
 void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, const void *part);

@@ -24,7 +24,6 @@
 #define accumulator_choose clfold_internal_accumulator_choose
 #define accumulator_finish clfold_internal_accumulator_finish
 #define accumulator_fold clfold_internal_accumulator_fold
-#define accumulator_identity clfold_internal_accumulator_identity
 #define accumulator_size clfold_internal_accumulator_size
 
 /* device.c */
