@@ -145,7 +145,11 @@ CLFOLD_API clfold_status clfold_create(clfold_context **ctx, const char *device)
  */
 CLFOLD_API clfold_status clfold_create_with_queue(clfold_context **ctx, cl_command_queue queue);
 
-/* Releases everything the context holds. NULL is fine. */
+/*
+ * Releases everything the context holds. NULL is fine. It first waits for
+ * everything on the context's queue (clFinish), non-blocking reductions
+ * included: one behind a user event that never completes keeps it waiting.
+ */
 CLFOLD_API void clfold_destroy(clfold_context *ctx);
 
 CLFOLD_API cl_context clfold_cl_context(const clfold_context *ctx);
@@ -197,7 +201,9 @@ CLFOLD_API clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer
  * `result_offset` of `result`, touching no other byte of it. `result` must
  * belong to this context's cl_context and be writable by kernels (not
  * CL_MEM_READ_ONLY). If `event` is not NULL, *event receives an event that
- * completes when the result is there; the caller releases it. Until then
+ * completes when the result is there; the caller releases it. *event is
+ * written as the call returns, so it may be an element of the wait list
+ * (keep a copy of that event: on a failure *event becomes NULL). Until then
  * the reduction may read `buffer` and write `result`. `result` may be
  * `buffer` itself, even over the elements reduced: the result is written
  * after every element has been read.

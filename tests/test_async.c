@@ -11,7 +11,7 @@
  *   --flight   a reduction gated by a user event does not run before the
  *              event completes; two in flight write their own results;
  *              reductions chain (sums written by async calls, then reduced
- *              by another).
+ *              by another, also with *event an element of its own wait list).
  *   --misuse   each bad argument is refused with its status and a message,
  *              *event is NULL, and nothing is enqueued (every launch is
  *              armed to fail, so that one would change the status);
@@ -200,9 +200,8 @@ static void test_paths(struct rig *rig)
                 one_path_case(rig, KERNELS[k], CLFOLD_ACCURACY_DEFAULT, &INTEGERS[c], SIZES[s],
                               &rng);
             /* The atomic baseline's float sums vary run to run: no bits to agree on. */
-            if (KERNELS[k] == CLFOLD_ATOMIC)
-                continue;
-            for (int a = CLFOLD_ACCURACY_DEFAULT; a <= CLFOLD_ACCURACY_FP64; a++) {
+            for (int a = CLFOLD_ACCURACY_DEFAULT;
+                 a <= CLFOLD_ACCURACY_FP64 && KERNELS[k] != CLFOLD_ATOMIC; a++) {
                 if (a == CLFOLD_ACCURACY_FP64 && !rig->fp64)
                     continue;
                 EXPECT_STATUS(rig->ctx, clfold_set_accuracy(rig->ctx, (clfold_accuracy)a),
@@ -285,20 +284,32 @@ static void test_flight(struct rig *rig)
     /* Chained: three sums written by async calls, then their sum, without the host between. */
     cl_mem sums = guarded_buffer(rig, 3 * sizeof(int64_t));
     cl_event last = NULL;
-    for (size_t part = 0; part < 3; part++)
+    for (size_t part = 0; part < 3; part++) {
+        size_t count = part < 2 ? N / 3 : N - 2 * (N / 3);
         EXPECT_STATUS(rig->ctx,
-                      clfold_reduce_buffer_async(rig->ctx, a, part * (N / 3), part < 2 ? N / 3 : N - 2 * (N / 3),
-                                                 CLFOLD_INT32, CLFOLD_SUM, sums, part * 8, 0, NULL,
-                                                 NULL),
+                      clfold_reduce_buffer_async(rig->ctx, a, part * (N / 3), count, CLFOLD_INT32,
+                                                 CLFOLD_SUM, sums, part * 8, 0, NULL, NULL),
                       CLFOLD_SUCCESS);
+    }
     EXPECT_STATUS(rig->ctx, clfold_reduce_buffer_async(rig->ctx, sums, 0, 3, CLFOLD_INT64,
                                                        CLFOLD_SUM, result, 16, 0, NULL, &last),
                   CLFOLD_SUCCESS);
-    wait_and_release(last, "chained");
+    /* *event may be the wait list's own element: it is written as the call returns. */
+    cl_event previous = last, chained = last;
+    EXPECT_STATUS(rig->ctx, clfold_reduce_buffer_async(rig->ctx, sums, 0, 3, CLFOLD_INT64,
+                                                       CLFOLD_SUM, result, 8, 1, &chained,
+                                                       &chained),
+                  CLFOLD_SUCCESS);
+    EXPECT(chained != NULL && chained != previous, "the chained call's event is not a new one");
+    wait_and_release(previous, "chained");
+    wait_and_release(chained, "chained on its own wait list");
     read_all(rig->queue, result, total, bytes);
     memcpy(&got_sum, bytes + 16, 8);
     EXPECT(got_sum == int_sum, "chained: sum %lld, want %lld", (long long)got_sum,
            (long long)int_sum);
+    memcpy(&got_sum, bytes + 8, 8);
+    EXPECT(got_sum == int_sum, "chained on its own event: sum %lld, want %lld",
+           (long long)got_sum, (long long)int_sum);
 
     clReleaseCommandQueue(other);
     clReleaseEvent(gate);
@@ -331,6 +342,11 @@ static void test_misuse(struct rig *rig)
     cl_mem result = guarded_buffer(rig, total);
     cl_mem read_only = buffer_of(rig, CL_MEM_READ_ONLY, 16, data);
     cl_int err;
+    /* Made with no access flags, it inherits its parent's CL_MEM_READ_ONLY. */
+    const cl_buffer_region whole = {0, 16};
+    cl_mem read_only_sub = clCreateSubBuffer(read_only, 0, CL_BUFFER_CREATE_TYPE_REGION, &whole,
+                                             &err);
+    EXPECT(err == CL_SUCCESS, "clCreateSubBuffer: %d", err);
     cl_device_id device = clfold_device(rig->ctx);
     cl_context foreign_cl = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     EXPECT(err == CL_SUCCESS, "clCreateContext: %d", err);
@@ -374,6 +390,8 @@ static void test_misuse(struct rig *rig)
             ctx, input, 0, 5, CLFOLD_INT32, CLFOLD_SUM, result, SIZE_MAX - 3, 0, NULL);
     REFUSED(CLFOLD_ERROR_INVALID_ARGUMENT, "read-only result",
             ctx, input, 0, 5, CLFOLD_INT32, CLFOLD_SUM, read_only, 0, 0, NULL);
+    REFUSED(CLFOLD_ERROR_INVALID_ARGUMENT, "a sub-buffer of a read-only result",
+            ctx, input, 0, 5, CLFOLD_INT32, CLFOLD_SUM, read_only_sub, 0, 0, NULL);
     REFUSED(CLFOLD_ERROR_WRONG_CONTEXT, "result of another cl_context",
             ctx, input, 0, 5, CLFOLD_INT32, CLFOLD_SUM, foreign, 0, 0, NULL);
     REFUSED(CLFOLD_ERROR_WRONG_CONTEXT, "input of another cl_context",
@@ -414,7 +432,7 @@ static void test_misuse(struct rig *rig)
     cl_mem both = buffer_of(rig, CL_MEM_READ_WRITE, sizeof values, values);
     for (int kernel = CLFOLD_AUTO; kernel <= CLFOLD_ATOMIC; kernel++) {
         int32_t written[1000];
-        clfold_set_kernel(ctx, (clfold_kernel)kernel, 0);
+        EXPECT_STATUS(ctx, clfold_set_kernel(ctx, (clfold_kernel)kernel, 0), CLFOLD_SUCCESS);
         clEnqueueWriteBuffer(rig->queue, both, CL_TRUE, 0, sizeof values, values, 0, NULL, NULL);
         event = NULL;
         EXPECT_STATUS(ctx, clfold_reduce_buffer_async(ctx, both, 0, 1000, CLFOLD_INT32, CLFOLD_SUM,
@@ -434,6 +452,7 @@ static void test_misuse(struct rig *rig)
     clReleaseEvent(some);
     clReleaseMemObject(foreign);
     clReleaseContext(foreign_cl);
+    clReleaseMemObject(read_only_sub);
     clReleaseMemObject(read_only);
     clReleaseMemObject(result);
     clReleaseMemObject(input);

@@ -114,13 +114,15 @@
  * Every kernel's first six arguments are
  *     (in, offset, n, __global uchar *out, ulong at, uint finish):
  * it folds in[offset .. offset + n) and each work-group's value leaves
- * through write_value. In every pass but the last, that is a partial value,
- * ACC_T, at index `index` (the group's, mostly) from byte `at` of out, which
- * is a multiple of ACC_SIZE. In the last pass (`finish`, one group) it is
- * the caller's result: finished (a compensated pair's sum and carry added
- * once, a wider sum narrowed, as the host's accumulator_finish does) and
- * written as RESULT_SIZE bytes at byte `at` of out, whatever that address's
- * alignment, touching no other byte.
+ * through write_value. Without `finish` it is an accumulator value, ACC_T,
+ * at index `index` (the group's, mostly) from byte `at` of out, a multiple
+ * of ACC_SIZE: a partial value for the next pass, or a host chunk's value.
+ * `finish` is set only in a reduction's last pass, on the one group that
+ * writes (its only group, or in the one-launch kernel the group that takes
+ * the last ticket): the value is the caller's result, finished (a
+ * compensated pair's sum and carry added once, a wider sum narrowed, as the
+ * host's accumulator_finish does) and written as RESULT_SIZE bytes at byte
+ * `at` of out, whatever that address's alignment, touching no other byte.
  */
 inline void write_value(__global uchar *out, ulong at, size_t index, uint finish, ACC_T value)
 {

@@ -73,7 +73,7 @@ static clfold_status measure(clfold_context *timed, clfold_context *plain, cl_me
     int runs = 0, e2e_runs = 0;
     reference_value value, exact;
     long double sum_abs = 0;
-    clfold_run_info info;
+    clfold_run_info info = {0};
     clfold_status status = configure(timed, spec, accuracy);
     if (status == CLFOLD_SUCCESS)
         status = configure(plain, spec, accuracy);

@@ -50,6 +50,7 @@
 #define path_of_kernel clfold_internal_path_of_kernel
 #define scratch_acquire clfold_internal_scratch_acquire
 #define scratch_all_free clfold_internal_scratch_all_free
+#define scratch_forget_tickets clfold_internal_scratch_forget_tickets
 #define scratch_hold clfold_internal_scratch_hold
 #define scratch_partials clfold_internal_scratch_partials
 #define scratch_release_all clfold_internal_scratch_release_all

@@ -87,7 +87,9 @@ clfold_status launch_kernel(clfold_context *ctx, cl_kernel kernel, const char *e
     log->count += keep;
     log->passes++;
     log->bytes_read += (uint64_t)pass->count * in_size;
-    log->bytes_written += (uint64_t)(pass->last ? 1 : pass->groups) * acc_size;
+    /* A last pass of several groups (the one launch) writes their partial values, then one. */
+    uint64_t values = pass->last ? (pass->groups > 1 ? pass->groups + 1 : 1) : pass->groups;
+    log->bytes_written += values * acc_size;
 cleanup:
     return status;
 }

@@ -150,6 +150,9 @@ void scratch_all_free(clfold_context *ctx);
 clfold_status scratch_partials(clfold_context *ctx, struct scratch *scratch, int which,
                                size_t bytes);
 
+/* Drops the ticket counter of a failed reduction, which may have left it anywhere. */
+void scratch_forget_tickets(struct scratch *scratch);
+
 /* Gives `scratch` a zeroed ticket counter if it has none. */
 clfold_status scratch_tickets(clfold_context *ctx, struct scratch *scratch);
 

@@ -198,8 +198,11 @@ static clfold_status fold_and_wait(clfold_context *ctx, const struct request *re
     if (count != 0)
         add_run(info, ctx, &log);
 cleanup:
-    if (status != CLFOLD_SUCCESS)
+    if (status != CLFOLD_SUCCESS) {
         clFinish(ctx->queue); /* nothing of ours may still be running */
+        if (fold.scratch != NULL)
+            scratch_forget_tickets(fold.scratch);
+    }
     scratch_all_free(ctx);
     pass_log_release(&log);
     return status;
@@ -214,6 +217,7 @@ cleanup:
 static void abandon(clfold_context *ctx, struct scratch *scratch)
 {
     cl_event marker = NULL;
+    scratch_forget_tickets(scratch); /* its kernel may never have run to the reset */
     if (clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &marker) == CL_SUCCESS)
         scratch_hold(scratch, marker);
 }
@@ -229,10 +233,18 @@ static clfold_status check_result(clfold_context *ctx, cl_mem result, size_t at,
              "clGetMemObjectInfo(CL_MEM_CONTEXT)");
     if (owner != ctx->cl)
         FAIL(CLFOLD_ERROR_WRONG_CONTEXT, "the result buffer belongs to another cl_context");
-    CHECK_CL(clGetMemObjectInfo(result, CL_MEM_FLAGS, sizeof flags, &flags, NULL),
-             "clGetMemObjectInfo(CL_MEM_FLAGS)");
-    if (flags & CL_MEM_READ_ONLY)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the result buffer is CL_MEM_READ_ONLY");
+    /* A sub-buffer made with no access flags inherits its parent's; some drivers report 0. */
+    for (cl_mem buffer = result; buffer != NULL;) {
+        cl_mem parent = NULL;
+        CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL),
+                 "clGetMemObjectInfo(CL_MEM_FLAGS)");
+        if (flags & CL_MEM_READ_ONLY)
+            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the result buffer is CL_MEM_READ_ONLY");
+        CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
+                                    NULL),
+                 "clGetMemObjectInfo(CL_MEM_ASSOCIATED_MEMOBJECT)");
+        buffer = parent;
+    }
     CHECK_CL(clGetMemObjectInfo(result, CL_MEM_SIZE, sizeof bytes, &bytes, NULL),
              "clGetMemObjectInfo(CL_MEM_SIZE)");
     if (at > bytes || size > bytes - at)
@@ -255,12 +267,13 @@ clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, siz
                            .keep_last = true};
     struct fold fold = {buffer, offset, count, result, result_offset, true, NULL};
 
-    if (ctx == NULL)
+    if (ctx == NULL) {
+        if (event != NULL)
+            *event = NULL;
         return CLFOLD_ERROR_INVALID_ARGUMENT;
+    }
     clear_error(ctx);
     ctx->has_last_run = false;
-    if (event != NULL)
-        *event = NULL;
     if (buffer == NULL || result == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "result");
     if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
@@ -276,10 +289,8 @@ clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, siz
     /* The last launch's event: the scratch keeps it, and the caller gets a reference. */
     cl_event done = log.events[--log.count];
     scratch_hold(fold.scratch, done);
-    if (event != NULL) {
+    if (event != NULL)
         CHECK_CL(clRetainEvent(done), "clRetainEvent");
-        *event = done;
-    }
     /* No device time: the launches have not run yet. */
     ctx->last_run = empty_run(&request);
     add_run(&ctx->last_run, ctx, &log);
@@ -288,6 +299,9 @@ cleanup:
     if (status != CLFOLD_SUCCESS && fold.scratch != NULL && fold.scratch->done == NULL)
         abandon(ctx, fold.scratch);
     pass_log_release(&log);
+    /* Written last: `event` may point into the wait list, which the enqueue read. */
+    if (event != NULL)
+        *event = status == CLFOLD_SUCCESS ? fold.scratch->done : NULL;
     return status;
 }
 

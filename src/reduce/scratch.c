@@ -25,11 +25,8 @@ static bool is_done(struct scratch *scratch)
     if (clGetEventInfo(scratch->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state,
                        NULL) != CL_SUCCESS)
         return false;
-    if (state < 0 && scratch->tickets != NULL) {
-        /* An aborted one-launch kernel may have left its counter anywhere. */
-        clReleaseMemObject(scratch->tickets);
-        scratch->tickets = NULL;
-    }
+    if (state < 0)
+        scratch_forget_tickets(scratch); /* an aborted one-launch kernel's counter is anywhere */
     return state == CL_COMPLETE || state < 0;
 }
 
@@ -74,8 +71,18 @@ void scratch_hold(struct scratch *scratch, cl_event done)
 
 void scratch_all_free(clfold_context *ctx)
 {
-    for (size_t i = 0; i < ctx->scratch_count; i++)
+    for (size_t i = 0; i < ctx->scratch_count; i++) {
+        if (ctx->scratch[i]->busy)
+            is_done(ctx->scratch[i]); /* drops the counter of a reduction that failed */
         set_free(ctx->scratch[i]);
+    }
+}
+
+void scratch_forget_tickets(struct scratch *scratch)
+{
+    if (scratch->tickets != NULL)
+        clReleaseMemObject(scratch->tickets);
+    scratch->tickets = NULL;
 }
 
 void scratch_release_all(clfold_context *ctx)
