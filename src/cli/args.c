@@ -42,30 +42,32 @@ static const struct {
     const char *summary;      /* one line for clfold --help */
     const char *description;  /* the paragraph of clfold COMMAND --help */
     const char *operands;     /* after the options in the synopsis; "" for none */
+    const char *operand;      /* what the one operand is, when there is one: it is required */
+    unsigned formats;         /* the --format values it prints: bits 1 << FORMAT_* */
 } COMMANDS[] = {
     {"devices", CMD_DEVICES, "list every OpenCL platform and device",
      "Lists every platform and device with its P:D index, name, vendor, type,\n"
      "compute units, global and local memory, maximum work-group size, OpenCL C\n"
      "version, and what it does with double (yes/no) and half data (storage, or\n"
      "arithmetic too).\n",
-     ""},
+     "", NULL, 1u << FORMAT_TABLE | 1u << FORMAT_JSON},
     {"ladder", CMD_LADDER, "run Harris's reduction ladder K1..K7 and print his table",
      "Runs the host loop, the atomic baseline and Harris's kernels K1..K7 on N\n"
      "elements, checks each against the exact host result, and prints time (device\n"
      "time of all passes, best of several runs), bandwidth, step and cumulative\n"
      "speedup. Exit status 1 if any result is wrong.\n",
-     ""},
+     "", NULL, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
     {"reduce", CMD_REDUCE, "reduce a NumPy .npy file and print the result",
      "Reduces the .npy FILE (little-endian, any shape read as flat; its dtype gives\n"
      "the type) and prints the result alone: integers in decimal, floats with enough\n"
      "digits to round-trip.\n",
-     "FILE"},
+     "FILE", "a .npy FILE", 1u << FORMAT_TABLE},
     {"bench", CMD_BENCH, "sweep sizes, types and kernels; compare with peers; plot",
      "For every size, type, operator and kernel: device time of one reduction (best\n"
      "and median), end-to-end time of one call, GB/s of input, and the percentage of\n"
      "what a plain streaming-read kernel reads in the same run. Results are checked\n"
      "(exit status 1 if wrong).\n",
-     ""},
+     "", NULL, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
 };
 
 /* Which command takes which option, in --help's order, with its synopsis and help. */
@@ -247,17 +249,18 @@ static int parse_block(const char *text, size_t *block, char *err, size_t cap)
     return 0;
 }
 
+/* --format's values, indexed by enum cli_format. */
+static const char *const FORMAT_NAMES[] = {"table", "csv", "json"};
+
 static int parse_format(const char *text, enum cli_format *format, char *err, size_t cap)
 {
-    if (strcmp(text, "table") == 0)
-        *format = FORMAT_TABLE;
-    else if (strcmp(text, "csv") == 0)
-        *format = FORMAT_CSV;
-    else if (strcmp(text, "json") == 0)
-        *format = FORMAT_JSON;
-    else
-        return usage_error(err, cap, "--format takes table, csv or json, not \"%s\"", text);
-    return 0;
+    for (unsigned f = 0; f < COUNT(FORMAT_NAMES); f++) {
+        if (strcmp(text, FORMAT_NAMES[f]) == 0) {
+            *format = (enum cli_format)f;
+            return 0;
+        }
+    }
+    return usage_error(err, cap, "--format takes table, csv or json, not \"%s\"", text);
 }
 
 /* bench takes lists where the other commands take one name: kept as text. */
@@ -362,9 +365,26 @@ static void set_defaults(struct cli_args *args)
     args->format = FORMAT_TABLE;
 }
 
+/* "table or json": the --format values of `formats`, as a sentence says them. */
+static void formats_text(unsigned formats, char *buf, size_t cap)
+{
+    size_t used = 0, count = 0, total = 0;
+    for (unsigned f = 0; f < COUNT(FORMAT_NAMES); f++)
+        total += (formats >> f) & 1u;
+    buf[0] = '\0';
+    for (unsigned f = 0; f < COUNT(FORMAT_NAMES) && used < cap; f++) {
+        if (!((formats >> f) & 1u))
+            continue;
+        const char *joint = count == 0 ? "" : count + 1 == total ? " or " : ", ";
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", joint, FORMAT_NAMES[f]);
+        count++;
+    }
+}
+
 int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t cap)
 {
     unsigned allowed = 0;
+    size_t command = 0;
     set_defaults(args);
     err[0] = '\0';
     if (argc < 2)
@@ -373,6 +393,7 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
         if (strcmp(argv[1], COMMANDS[c].name) == 0) {
             args->command = COMMANDS[c].command;
             allowed = options_of(args->command);
+            command = c;
         }
     }
     if (args->command == CMD_NONE) {
@@ -388,15 +409,20 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             if (parse_option(argc, argv, &i, allowed, args, err, cap) != 0)
                 return -1;
-        } else if (args->command == CMD_REDUCE && args->file == NULL) {
+        } else if (COMMANDS[command].operand != NULL && args->file == NULL) {
             args->file = argv[i];
         } else {
             return usage_error(err, cap, "unexpected argument \"%s\"", argv[i]);
         }
     }
-    if (args->command == CMD_REDUCE && args->file == NULL && !args->help)
-        return usage_error(err, cap, "reduce needs a .npy FILE");
-    if (args->command == CMD_DEVICES && args->format == FORMAT_CSV)
-        return usage_error(err, cap, "devices --format takes table or json, not \"csv\"");
+    if (COMMANDS[command].operand != NULL && args->file == NULL && !args->help)
+        return usage_error(err, cap, "%s needs %s", COMMANDS[command].name,
+                           COMMANDS[command].operand);
+    if (!((COMMANDS[command].formats >> args->format) & 1u)) {
+        char formats[64];
+        formats_text(COMMANDS[command].formats, formats, sizeof formats);
+        return usage_error(err, cap, "%s --format takes %s, not \"%s\"", COMMANDS[command].name,
+                           formats, FORMAT_NAMES[args->format]);
+    }
     return 0;
 }
