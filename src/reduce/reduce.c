@@ -55,19 +55,29 @@ static double device_milliseconds(const clfold_context *ctx, const struct pass_l
     return (double)(end - start) * 1e-6;
 }
 
+/* The size of `buffer` (`what` in messages), which must belong to the context's cl_context. */
+static clfold_status owned_bytes(clfold_context *ctx, cl_mem buffer, const char *what,
+                                 size_t *bytes)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_context owner = NULL;
+    CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL),
+             "clGetMemObjectInfo(CL_MEM_CONTEXT)");
+    if (owner != ctx->cl)
+        FAIL(CLFOLD_ERROR_WRONG_CONTEXT, "%s belongs to another cl_context", what);
+    CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof *bytes, bytes, NULL),
+             "clGetMemObjectInfo(CL_MEM_SIZE)");
+cleanup:
+    return status;
+}
+
 /* Checks that elements [offset, offset + count) of `type` lie inside `buffer`. */
 static clfold_status check_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
                                   size_t element)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    cl_context owner = NULL;
     size_t bytes = 0;
-    CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL),
-             "clGetMemObjectInfo(CL_MEM_CONTEXT)");
-    if (owner != ctx->cl)
-        FAIL(CLFOLD_ERROR_WRONG_CONTEXT, "the buffer belongs to another cl_context");
-    CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof bytes, &bytes, NULL),
-             "clGetMemObjectInfo(CL_MEM_SIZE)");
+    CHECK(owned_bytes(ctx, buffer, "the buffer", &bytes));
     if (offset > bytes / element || count > bytes / element - offset)
         FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS,
              "elements %zu..%zu+%zu lie beyond the buffer's %zu bytes (%zu elements)", offset,
@@ -109,6 +119,19 @@ static clfold_status make_request(clfold_context *ctx, clfold_type type, clfold_
              "block size %zu needs %zu bytes of local memory; the device has %llu", job->block,
              local_bytes, (unsigned long long)ctx->caps.local_mem_size);
 cleanup:
+    return status;
+}
+
+/* What both buffer reductions check, then their request resolved on the context's path. */
+static clfold_status buffer_request(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                    size_t count, clfold_type type, clfold_op op,
+                                    struct request *request)
+{
+    clfold_status status = check_request(ctx, type, op);
+    if (status == CLFOLD_SUCCESS)
+        status = check_buffer(ctx, buffer, offset, count, type_info(type)->size);
+    if (status == CLFOLD_SUCCESS)
+        status = make_request(ctx, type, op, request);
     return status;
 }
 
@@ -226,13 +249,9 @@ static void abandon(clfold_context *ctx, struct scratch *scratch)
 static clfold_status check_result(clfold_context *ctx, cl_mem result, size_t at, size_t size)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    cl_context owner = NULL;
     cl_mem_flags flags = 0;
     size_t bytes = 0;
-    CHECK_CL(clGetMemObjectInfo(result, CL_MEM_CONTEXT, sizeof owner, &owner, NULL),
-             "clGetMemObjectInfo(CL_MEM_CONTEXT)");
-    if (owner != ctx->cl)
-        FAIL(CLFOLD_ERROR_WRONG_CONTEXT, "the result buffer belongs to another cl_context");
+    CHECK(owned_bytes(ctx, result, "the result buffer", &bytes));
     /* A sub-buffer made with no access flags inherits its parent's; some drivers report 0. */
     for (cl_mem buffer = result; buffer != NULL;) {
         cl_mem parent = NULL;
@@ -245,8 +264,6 @@ static clfold_status check_result(clfold_context *ctx, cl_mem result, size_t at,
                  "clGetMemObjectInfo(CL_MEM_ASSOCIATED_MEMOBJECT)");
         buffer = parent;
     }
-    CHECK_CL(clGetMemObjectInfo(result, CL_MEM_SIZE, sizeof bytes, &bytes, NULL),
-             "clGetMemObjectInfo(CL_MEM_SIZE)");
     if (at > bytes || size > bytes - at)
         FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS,
              "a %zu-byte result at byte %zu lies beyond the result buffer's %zu bytes", size, at,
@@ -279,9 +296,7 @@ clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, siz
     if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the wait list has %u events but is %s",
              num_events_in_wait_list, event_wait_list == NULL ? "NULL" : "not NULL");
-    CHECK(check_request(ctx, type, op));
-    CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
-    CHECK(make_request(ctx, type, op, &request));
+    CHECK(buffer_request(ctx, buffer, offset, count, type, op, &request));
     CHECK(check_result(ctx, result, result_offset,
                        type_info(request.job.config.acc.result)->size));
     CHECK(scratch_acquire(ctx, &fold.scratch));
@@ -318,9 +333,7 @@ clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t of
     ctx->has_last_run = false;
     if (buffer == NULL || result == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "result");
-    CHECK(check_request(ctx, type, op));
-    CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
-    CHECK(make_request(ctx, type, op, &request));
+    CHECK(buffer_request(ctx, buffer, offset, count, type, op, &request));
     info = empty_run(&request);
     CHECK(fold_and_wait(ctx, &request, buffer, offset, count, true, result, &info));
     ctx->last_run = info;
