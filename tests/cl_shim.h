@@ -42,6 +42,19 @@ const char *shim_fired(void);
 long shim_balance(enum shim_kind kind);
 const char *shim_kind_name(enum shim_kind kind);
 
+/* Every kind's balance at one moment: a leak shows as a balance higher later. */
+struct shim_balances {
+    long of[SHIM_KINDS];
+};
+
+static inline struct shim_balances shim_balances_now(void)
+{
+    struct shim_balances b;
+    for (int k = 0; k < SHIM_KINDS; k++)
+        b.of[k] = shim_balance((enum shim_kind)k);
+    return b;
+}
+
 /*
  * Makes calls of the function `name` fail from now on: the nth one (counted
  * from this call), or every one when nth is 0, with `code` (0: the usual

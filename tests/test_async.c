@@ -460,18 +460,6 @@ static void test_misuse(struct rig *rig)
 
 /* ---- --growth ---------------------------------------------------------------- */
 
-struct balances {
-    long of[SHIM_KINDS];
-};
-
-static struct balances balances_now(void)
-{
-    struct balances b;
-    for (int k = 0; k < SHIM_KINDS; k++)
-        b.of[k] = shim_balance((enum shim_kind)k);
-    return b;
-}
-
 /* `rounds` reductions, each waited for, alternating the auto path and K4's passes. */
 static void rounds_of(struct rig *rig, unsigned rounds, cl_mem input, size_t n, cl_mem result,
                       int64_t want)
@@ -506,9 +494,9 @@ static void test_growth(struct rig *rig)
     cl_mem result = guarded_buffer(rig, 32);
 
     rounds_of(rig, 100, input, N, result, N);
-    struct balances warm = balances_now();
+    struct shim_balances warm = shim_balances_now();
     rounds_of(rig, 2000, input, N, result, N);
-    struct balances after = balances_now();
+    struct shim_balances after = shim_balances_now();
     for (int k = 0; k < SHIM_KINDS; k++)
         EXPECT(after.of[k] == warm.of[k], "2000 reductions: %ld more %s objects than after 100",
                after.of[k] - warm.of[k], shim_kind_name((enum shim_kind)k));
@@ -527,12 +515,12 @@ static void test_growth(struct rig *rig)
     for (int i = 0; i < 8; i++)
         clReleaseEvent(events[i]);
     clReleaseEvent(gate);
-    struct balances eight = balances_now();
+    struct shim_balances eight = shim_balances_now();
     /* Each scratch: two partial-value buffers at most (K4 at 50000 takes two passes). */
     EXPECT(eight.of[SHIM_MEM] - warm.of[SHIM_MEM] <= 16,
            "eight reductions in flight made %ld buffers", eight.of[SHIM_MEM] - warm.of[SHIM_MEM]);
     rounds_of(rig, 2000, input, N, result, N);
-    struct balances last = balances_now();
+    struct shim_balances last = shim_balances_now();
     for (int k = 0; k < SHIM_KINDS; k++)
         EXPECT(last.of[k] == eight.of[k], "2000 more reductions: %ld more %s objects",
                last.of[k] - eight.of[k], shim_kind_name((enum shim_kind)k));

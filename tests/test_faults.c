@@ -51,24 +51,8 @@
 
 /* ---- shared checks ------------------------------------------------------------ */
 
-/*
- * The shim's balance of every kind of OpenCL object: a leak shows as a
- * balance higher after a session than before it.
- */
-struct balances {
-    long of[SHIM_KINDS];
-};
-
-static struct balances balances_now(void)
-{
-    struct balances b;
-    for (int k = 0; k < SHIM_KINDS; k++)
-        b.of[k] = shim_balance((enum shim_kind)k);
-    return b;
-}
-
 /* Every OpenCL object created or retained since `before` has been released. */
-static void expect_nothing_left(const struct balances *before, const char *after)
+static void expect_nothing_left(const struct shim_balances *before, const char *after)
 {
     for (int k = 0; k < SHIM_KINDS; k++) {
         long left = shim_balance((enum shim_kind)k) - before->of[k];
@@ -78,7 +62,7 @@ static void expect_nothing_left(const struct balances *before, const char *after
 }
 
 /* No object at all: what the process must be back to when it has destroyed everything. */
-static const struct balances NOTHING = {{0}};
+static const struct shim_balances NOTHING = {{0}};
 
 /* A small int32 sum must come out right: the context works. */
 static void expect_works(clfold_context *ctx, const char *after)
@@ -200,7 +184,7 @@ static bool session_own(const struct data *d, unsigned long at)
 {
     clfold_context *ctx = NULL;
     const char *fault = NULL;
-    struct balances before = balances_now();
+    struct shim_balances before = shim_balances_now();
     shim_arm(at);
     clfold_status status = clfold_create(&ctx, NULL);
     if (status != CLFOLD_SUCCESS) {
@@ -313,7 +297,7 @@ static bool session_queue(cl_device_id device, const struct data *d, unsigned lo
     struct own_objects own;
     clfold_context *ctx = NULL;
     const char *fault = NULL;
-    struct balances before = balances_now();
+    struct shim_balances before = shim_balances_now();
     if (!make_own(device, d, &own)) {
         release_own(&own);
         return true;
