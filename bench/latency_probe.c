@@ -28,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "find_device.h"
+
 #define CALLS 400
 #define N 1024
 
@@ -73,26 +75,6 @@ static void die(const char *what, cl_int err)
         if (e_ != CL_SUCCESS)           \
             die(what, e_);              \
     } while (0)
-
-static cl_device_id find_device(const char *want)
-{
-    cl_platform_id platforms[8];
-    cl_uint np = 0;
-    clGetPlatformIDs(8, platforms, &np);
-    for (cl_uint p = 0; p < np; p++) {
-        cl_device_id devices[8];
-        cl_uint nd = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 8, devices, &nd) != CL_SUCCESS)
-            continue;
-        for (cl_uint d = 0; d < nd; d++) {
-            char name[256];
-            clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof name, name, NULL);
-            if (strstr(name, want) != NULL)
-                return devices[d];
-        }
-    }
-    return NULL;
-}
 
 enum way { FINISH_ONLY, READ_BLOCKING, READ_PINNED_FINISH, MAP_BLOCKING, MAP_PINNED, WAYS };
 static const char *NAMES[WAYS] = {"kernel+finish", "read-blocking", "read-pinned+finish",

@@ -14,32 +14,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "find_device.h"
+
 static const char *SOURCES[] = {
     "__kernel void plain(__global int *a) { a[get_global_id(0)] = (int)get_local_id(0); }",
     "__kernel __attribute__((reqd_work_group_size(1024, 1, 1)))\n"
     "void fixed(__global int *a) { a[get_global_id(0)] = (int)get_local_id(0); }",
 };
 static const char *NAMES[] = {"plain", "fixed"};
-
-static cl_device_id find_device(const char *want)
-{
-    cl_platform_id platforms[8];
-    cl_uint np = 0;
-    clGetPlatformIDs(8, platforms, &np);
-    for (cl_uint p = 0; p < np; p++) {
-        cl_device_id devices[8];
-        cl_uint nd = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 8, devices, &nd) != CL_SUCCESS)
-            continue;
-        for (cl_uint d = 0; d < nd; d++) {
-            char name[256];
-            clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof name, name, NULL);
-            if (strstr(name, want) != NULL)
-                return devices[d];
-        }
-    }
-    return NULL;
-}
 
 static char *read_file(const char *path)
 {
