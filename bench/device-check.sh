@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: build clfold, list the devices, run the
 # ladder on the GPU (int32 as in the seed, float, int8), measure what each
-# float-sum accuracy costs, then run the test suite against the GPU.
+# float-sum accuracy costs, check that exact sums agree with POCL's to the
+# bit, then run the test suite against the GPU.
 # Writes at most 8 files to $OUT (default ./bench/out), as the lent GPU
 # machines return no more.
 #
@@ -27,9 +28,26 @@ for t in int32 float int8; do
     "$clfold" ladder -d "$gpu" -t "$t" --format json >"$out/ladder-$t.json" || status=1
 done
 # What the accuracy modes cost: the same float sums, 2^26 elements.
-for accuracy in default compensated fp64; do
+for accuracy in default compensated fp64 exact; do
     "$clfold" ladder -d "$gpu" -t float -n 2^26 --accuracy "$accuracy" | tee -a "$out/accuracy.txt" || status=1
 done
+# Exact sums give the same bits on the GPU and on the CPU through POCL (its
+# platform is "Portable Computing Language"); default ones need not.
+tool=$build/tests/npy_tool
+if [ -x "$tool" ] && "$tool" make float 10 "$build/exact_probe.npy" &&
+    "$clfold" reduce -d portable "$build/exact_probe.npy" >/dev/null; then
+    for type in half float double; do
+        "$tool" make "$type" 1000003 "$build/exact_$type.npy" || { status=1; continue; }
+        for accuracy in default exact; do
+            on_gpu=$("$clfold" reduce -d "$gpu" --accuracy "$accuracy" "$build/exact_$type.npy")
+            on_cpu=$("$clfold" reduce -d portable --accuracy "$accuracy" "$build/exact_$type.npy")
+            same=differ
+            [ "$on_gpu" = "$on_cpu" ] && same=same
+            echo "$type $accuracy: $gpu $on_gpu, POCL $on_cpu: $same" | tee -a "$out/accuracy.txt"
+            [ "$accuracy" = exact ] && [ "$same" = differ ] && status=1
+        done
+    done
+fi
 
 [ -f "$build/tests/CTestTestfile.cmake" ] || exit $status
 CLFOLD_DEVICE=$gpu ctest --test-dir "$build" -j8 --output-on-failure --timeout 900 \

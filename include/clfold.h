@@ -172,12 +172,20 @@ CLFOLD_API clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel ke
  *                work-item and compensated merges between levels
  *   FP64         half and float accumulate in double (needs cl_khr_fp64);
  *                the result is rounded once to float
- * The atomic baseline ignores the setting: it is the naive method.
+ *   EXACT        the correctly rounded sum: the exact sum of the elements,
+ *                rounded once to nearest-even in the result type, so the
+ *                same bits on every device, kernel, block size and chunking.
+ *                NaN, or both infinities, give NaN; an exact sum beyond the
+ *                type's range gives an infinity. Products of half, float and
+ *                double are refused (CLFOLD_ERROR_UNSUPPORTED; see
+ *                docs/accuracy.md), as is the atomic baseline.
+ * The atomic baseline ignores the other settings: it is the naive method.
  */
 typedef enum {
     CLFOLD_ACCURACY_DEFAULT = 0,
     CLFOLD_ACCURACY_COMPENSATED,
-    CLFOLD_ACCURACY_FP64
+    CLFOLD_ACCURACY_FP64,
+    CLFOLD_ACCURACY_EXACT
 } clfold_accuracy;
 
 /* CLFOLD_ERROR_NO_FP64 for CLFOLD_ACCURACY_FP64 on a device without doubles. */

@@ -34,7 +34,7 @@ import numpy as np
 FLOAT_RESULT = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float32,
                 np.dtype(np.float64): np.float64}
 OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
-ACCURACIES = ("default", "compensated", "fp64")
+ACCURACIES = ("default", "compensated", "fp64", "exact")
 BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
@@ -115,6 +115,27 @@ def bound(op, rtype, n, kernel, accuracy, exact, sum_abs):
     return (levels + 4) * u * sum_abs
 
 
+def correctly_rounded(value, rtype):
+    """The Fraction `value` rounded once, to nearest-even, to rtype (float32 or
+    float64), with subnormals and overflow to infinity as IEEE 754 rounds."""
+    precision, lowest, top = (24, -149, 128) if rtype == np.float32 else (53, -1074, 1024)
+    if value == 0:
+        return rtype.type(0.0)
+    magnitude = abs(value)
+    exponent = max(magnitude.numerator.bit_length() - magnitude.denominator.bit_length() - precision - 1,
+                   lowest)
+    while magnitude >= Fraction(2) ** (exponent + precision):
+        exponent += 1
+    while exponent > lowest and magnitude < Fraction(2) ** (exponent + precision - 1):
+        exponent -= 1
+    rounded = round(magnitude / Fraction(2) ** exponent) * Fraction(2) ** exponent  # half to even
+    if rounded >= Fraction(2) ** top:
+        result = rtype.type(np.inf)
+    else:
+        result = rtype.type(float(rounded))  # exact: rounded fits rtype
+    return -result if value < 0 else result
+
+
 class Reference:
     """Arrays and their exact sums and products, each computed once."""
 
@@ -164,6 +185,10 @@ class Reference:
             want = rtype.type(np.sum(values) if op == "sum" else np.prod(values))
             return None if same(got, want) else f"got {text}, NumPy says {want}"
         value, sum_abs = exact
+        if accuracy == "exact" and op == "sum":
+            want = correctly_rounded(value, rtype)
+            return None if same(got, want) or (value == 0 and got == 0) else \
+                f"got {text}, the correctly rounded sum is {want!r}"
         if not np.isfinite(got):
             return f"got {text}, exact {float(value)!r}"
         error = abs(Fraction(float(got)) - value)

@@ -8,8 +8,11 @@
  * (the atomic kernel's 32-bit, widened and 64-bit paths); every result is
  * compared exactly with the host reference; the auto path also sums 3001
  * uint8 and int16 values from an odd offset. Exit status 1 on any mismatch.
+ * With --exact, instead, exact sums (CLFOLD_ACCURACY_EXACT) of double, float
+ * and half on n in {1000, 37, 1} with blocks {1, 4, 32}: their states are
+ * the largest partial values, so they run in a process of their own.
  *
- * Usage: oclgrind_driver [--kernel NAME | NAME]...   (default: all eight)
+ * Usage: oclgrind_driver [--exact] [--kernel NAME | NAME]...   (default: all eight)
  */
 #include "util.h"
 
@@ -105,14 +108,41 @@ static void run_auto_small_int_sums(clfold_context *ctx, test_rng *rng)
     }
 }
 
+/* Exact sums of small integers: any order adds them exactly, so the reference's bits are right. */
+static void run_exact(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
+{
+    const clfold_type types[] = {CLFOLD_DOUBLE, CLFOLD_FLOAT, CLFOLD_HALF};
+    const size_t blocks[] = {1, 4, 32};
+    const size_t sizes[] = {1000, 37, 1};
+    uint64_t data[1000];
+    cl_int err;
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        fill_small(data, 1000, types[t], rng);
+        cl_mem buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       sizeof data, data, &err);
+        EXPECT(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+        for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+            EXPECT_STATUS(ctx, clfold_set_kernel(ctx, kernel, kernel == CLFOLD_AUTO ? 0 : blocks[b]),
+                          CLFOLD_SUCCESS);
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                check_reduction(ctx, buffer, data, 0, sizes[s], types[t], CLFOLD_SUM, kernel, blocks[b]);
+        }
+        clReleaseMemObject(buffer);
+    }
+}
+
 int main(int argc, char **argv)
 {
     clfold_kernel chosen[N_KERNELS];
     size_t n_chosen = 0;
     test_rng rng = {UINT64_C(0x6772696e64)};
+    bool exact = false;
     for (int i = 1; i < argc; i++) {
-        if (!take_kernel_arg(argc, argv, &i, chosen, &n_chosen, N_KERNELS)) {
-            fprintf(stderr, "usage: %s [--kernel NAME | NAME]...\n", argv[0]);
+        if (strcmp(argv[i], "--exact") == 0) {
+            exact = true;
+        } else if (!take_kernel_arg(argc, argv, &i, chosen, &n_chosen, N_KERNELS)) {
+            fprintf(stderr, "usage: %s [--exact] [--kernel NAME | NAME]...\n", argv[0]);
             return 2;
         }
     }
@@ -124,6 +154,10 @@ int main(int argc, char **argv)
     if (ctx == NULL)
         return 1;
     for (size_t k = 0; k < n_chosen; k++) {
+        if (exact) {
+            run_exact(ctx, chosen[k], &rng);
+            continue;
+        }
         run_kernel(ctx, chosen[k], &rng);
         if (chosen[k] == CLFOLD_AUTO)
             run_auto_small_int_sums(ctx, &rng);

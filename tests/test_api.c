@@ -528,7 +528,7 @@ static void test_names(void)
                "accuracy %d: name %s does not round-trip", a, name ? name : "(null)");
     }
     clfold_accuracy accuracy;
-    EXPECT(clfold_accuracy_name((clfold_accuracy)3) == NULL &&
+    EXPECT(clfold_accuracy_name((clfold_accuracy)4) == NULL &&
                clfold_accuracy_name((clfold_accuracy)-1) == NULL,
            "a name for an unknown accuracy");
     EXPECT(clfold_accuracy_from_name("fast", &accuracy) == CLFOLD_ERROR_INVALID_ARGUMENT &&
@@ -670,17 +670,19 @@ static bool copy_file(const char *from, const char *to, const char *append)
 
 static void test_kernel_dir(void)
 {
-    char dir[256], core[300], reduce[300], defs[320], ladder[320];
+    char dir[256], core[300], reduce[300], defs[320], exact[320], ladder[320];
     const char *tmp = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     snprintf(dir, sizeof dir, "%s/clfold_test_api_XXXXXX", tmp);
     EXPECT(mkdtemp(dir) != NULL, "mkdtemp(%s) failed", dir);
-    /* The folder mirrors cl/: core/defs.cl and reduce/ladder.cl. */
+    /* The folder mirrors cl/: core/exact.cl, core/defs.cl and reduce/ladder.cl. */
     snprintf(core, sizeof core, "%s/core", dir);
     snprintf(reduce, sizeof reduce, "%s/reduce", dir);
     EXPECT(mkdir(core, 0700) == 0 && mkdir(reduce, 0700) == 0, "mkdir in %s failed", dir);
     snprintf(defs, sizeof defs, "%s/defs.cl", core);
+    snprintf(exact, sizeof exact, "%s/exact.cl", core);
     snprintf(ladder, sizeof ladder, "%s/ladder.cl", reduce);
     EXPECT(copy_file(CLFOLD_SOURCE_DIR "/cl/core/defs.cl", defs, NULL) &&
+               copy_file(CLFOLD_SOURCE_DIR "/cl/core/exact.cl", exact, NULL) &&
                copy_file(CLFOLD_SOURCE_DIR "/cl/reduce/ladder.cl", ladder,
                          "\n__kernel void broken(void) { clfold_undeclared_name = 1; }\n"),
            "cannot copy the kernel sources into %s", dir);
@@ -720,6 +722,7 @@ static void test_kernel_dir(void)
     }
     clfold_destroy(ctx);
     remove(defs);
+    remove(exact);
     remove(ladder);
     rmdir(core);
     rmdir(reduce);

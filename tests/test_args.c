@@ -115,7 +115,7 @@ static void test_refused(void)
     REFUSE("unknown type \"\"", "ladder", "-t", "");
     REFUSE("unknown operator \"nand\"", "reduce", "--op=nand", "x.npy");
     REFUSE("unknown kernel \"k9\"", "reduce", "-k", "k9", "x.npy");
-    REFUSE("--accuracy takes", "ladder", "--accuracy", "exact");
+    REFUSE("--accuracy takes", "ladder", "--accuracy", "precise");
     REFUSE("--format takes", "ladder", "--format=");
     REFUSE("--format takes", "ladder", "--format", "xml");
     REFUSE("devices --format takes table or json", "devices", "--format", "csv");

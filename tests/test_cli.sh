@@ -73,8 +73,8 @@ done
 # Doubles need cl_khr_fp64 (so does --accuracy fp64); POCL and NVIDIA's GPUs have it.
 fp64=$("$clfold" devices --format json | python3 -c 'import json,sys; print(all(d["fp64"] for d in json.load(sys.stdin)["devices"]))')
 [ "$fp64" = True ] || echo "note: a device without fp64: double data and --accuracy fp64 are not checked"
-float_types="half float" accuracies="default compensated"
-[ "$fp64" = True ] && float_types="half float double" accuracies="default compensated fp64"
+float_types="half float" accuracies="default compensated exact"
+[ "$fp64" = True ] && float_types="half float double" accuracies="default compensated fp64 exact"
 for type in $float_types; do
     reduce_checked "$work/$type.npy" min
     reduce_checked "$work/$type.npy" max

@@ -150,7 +150,7 @@ expect_usage_error "$clfold" reduce -b 2^30 "$work/good.npy" # beyond the device
 expect_usage_error "$clfold" ladder --format=
 expect_usage_error "$clfold" ladder --format
 expect_usage_error "$clfold" ladder --verbose=yes
-expect_usage_error "$clfold" ladder --accuracy exact
+expect_usage_error "$clfold" ladder --accuracy precise
 expect_usage_error "$clfold" ladder --accuracy
 expect_usage_error "$clfold" ladder -t ''
 expect_usage_error "$clfold" ladder -o ''
@@ -201,6 +201,21 @@ if [ "$status" -eq 0 ]; then
 else
     fail "floats on a device without fp64: exit $status$(signal_note): $(head -3 "$work/err")"
 fi
+
+# Exact sums without fp64: the trees merge integer states alone (EXACT_FPE=0);
+# the CPU shape adds in doubles first and refuses.
+run preload CLFOLD_SHIM_HIDE_FP64=1 "$clfold" reduce -k k7 --accuracy exact "$work/float.npy"
+if [ "$status" -eq 0 ]; then
+    queue_output "$work/float.npy" sum k7 exact "exact float sums on a device without fp64"
+else
+    fail "exact float sums on a device without fp64: exit $status$(signal_note): $(head -3 "$work/err")"
+fi
+expect_usage_error preload CLFOLD_SHIM_HIDE_FP64=1 CLFOLD_AUTO_SHAPE=cpu "$clfold" reduce --accuracy exact "$work/float.npy"
+expect_message 'cl_khr_fp64'
+expect_usage_error "$clfold" reduce -o prod --accuracy exact "$work/float.npy"
+expect_message 'exact accuracy is for sums'
+expect_usage_error "$clfold" reduce -k atomic --accuracy exact "$work/float.npy"
+expect_message 'atomic baseline'
 
 # Each fault below must fire (the shim names the call it failed in
 # CLFOLD_SHIM_REPORT's file), and be followed by exactly this exit status and

@@ -29,6 +29,8 @@
  *   RESULT_T      what the caller receives (clfold_result_type): ACC_T's
  *                 scalar, or float for an fp64 sum of floats
  *   RESULT_SIZE   sizeof(RESULT_T)
+ *   ACC_EXACT     1 when ACC_T is exact.cl's exact_t: the exact accuracy
+ *                 (EXACT_WORDS, EXACT_LSB and EXACT_FPE are exact.cl's)
  * The host decides each of these (src/core/program.c builds the flags);
  * no kernel derives one from the others.
  */
@@ -73,6 +75,12 @@
 #ifndef SMALL_INT_SUM
 #define SMALL_INT_SUM 0
 #endif
+#ifndef ACC_EXACT
+#define ACC_EXACT 0
+#endif
+#ifndef EXACT_FPE
+#define EXACT_FPE 0
+#endif
 #ifndef RESULT_T
 #define RESULT_T ACC_SCALAR_T
 #define RESULT_SIZE ACC_SIZE
@@ -96,7 +104,9 @@
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 
-#if ACC_COMPENSATED
+#if ACC_EXACT
+#define IDENTITY exact_zero()
+#elif ACC_COMPENSATED
 #define IDENTITY ((ACC_T)((ACC_SCALAR_T)0, (ACC_SCALAR_T)0))
 #elif OP == OP_SUM || OP == OP_OR || OP == OP_XOR
 #define IDENTITY ((ACC_T)0)
@@ -121,8 +131,9 @@
  * writes (its only group, or in the one-launch kernel the group that takes
  * the last ticket): the value is the caller's result, finished (a
  * compensated pair's sum and carry added once, a wider sum narrowed, as the
- * host's accumulator_finish does) and written as RESULT_SIZE bytes at byte
- * `at` of out, whatever that address's alignment, touching no other byte.
+ * host's accumulator_finish does; an exact state rounded once) and written as
+ * RESULT_SIZE bytes at byte `at` of out, whatever that address's alignment,
+ * touching no other byte.
  */
 inline void write_value(__global uchar *out, ulong at, size_t index, uint finish, ACC_T value)
 {
@@ -130,6 +141,11 @@ inline void write_value(__global uchar *out, ulong at, size_t index, uint finish
         ((__global ACC_T *)(out + at))[index] = value;
         return;
     }
+#if ACC_EXACT && RESULT_SIZE == 8
+    vstore8(as_uchar8(exact_round_bits(value)), 0, out + at);
+#elif ACC_EXACT
+    vstore4(as_uchar4((uint)exact_round_bits(value)), 0, out + at);
+#else
 #if ACC_COMPENSATED
     /* One rounding of the pair's exact sum; an infinite or NaN sum stands as it is. */
     const ACC_SCALAR_T total = isfinite(value.x) ? value.x + value.y : value.x;
@@ -142,13 +158,31 @@ inline void write_value(__global uchar *out, ulong at, size_t index, uint finish
 #else
     CONCAT(vstore, RESULT_SIZE)(CONCAT(as_uchar, RESULT_SIZE)(result), 0, out + at);
 #endif
+#endif
 }
 
-/* An element as an accumulator value: (x, 0) for a compensated pair. */
-#if ACC_COMPENSATED
+/*
+ * An element as an accumulator value: (x, 0) for a compensated pair; an
+ * exact state for the exact accuracy. TO_RUN(x): an element as a
+ * work-item's run (run_t below) takes it: the accumulator value, or for an
+ * exact sum with EXACT_FPE the element as a double, exactly.
+ */
+#if ACC_EXACT && EXACT_FPE && IN_SIZE == 8
+#define TO_RUN(x) (x)
+#elif ACC_EXACT && EXACT_FPE
+#define TO_RUN(x) exact_widen(x)
+#endif
+#if ACC_EXACT && EXACT_FPE
+#define TO_ACC(x) exact_of(TO_RUN(x))
+#elif ACC_EXACT
+#define TO_ACC(x) exact_of(x)
+#elif ACC_COMPENSATED
 #define TO_ACC(x) ((ACC_T)((ACC_SCALAR_T)(x), (ACC_SCALAR_T)0))
 #else
 #define TO_ACC(x) ((ACC_T)(x))
+#endif
+#ifndef TO_RUN
+#define TO_RUN(x) TO_ACC(x)
 #endif
 
 /* Element i of the input, converted to the accumulator type. */
@@ -219,7 +253,9 @@ inline ACC_T float_max(ACC_T a, ACC_T b)
  */
 inline ACC_T combine(ACC_T a, ACC_T b)
 {
-#if ACC_COMPENSATED
+#if ACC_EXACT
+    return exact_merge(a, b);
+#elif ACC_COMPENSATED
     const ACC_SCALAR_T s = a.x + b.x;
     return (ACC_T)(s, a.y + b.y + sum_error(a.x, b.x, s));
 #elif OP == OP_SUM && ACC_FLOAT
@@ -272,7 +308,16 @@ inline uint shfl_down_u32(uint value, uint delta)
 
 inline ACC_T shfl_down(ACC_T value, uint delta)
 {
-#if ACC_SIZE == 16
+#if ACC_EXACT
+    for (int i = 0; i < EXACT_WORDS; i++) {
+        uint2 halves = as_uint2(value.word[i]);
+        halves.x = shfl_down_u32(halves.x, delta);
+        halves.y = shfl_down_u32(halves.y, delta);
+        value.word[i] = as_ulong(halves);
+    }
+    value.flags = (ulong)shfl_down_u32((uint)value.flags, delta);
+    return value;
+#elif ACC_SIZE == 16
     uint4 quarters = as_uint4(value);
     quarters.x = shfl_down_u32(quarters.x, delta);
     quarters.y = shfl_down_u32(quarters.y, delta);
@@ -346,9 +391,100 @@ inline ACC_T fold_tree(__local ACC_T *sdata, uint tid, uint block)
  * A work-item's sequential run (K7's grid-stride loop). A float sum carries a
  * Neumaier compensation, so that a run of thousands of values loses no more
  * than one rounding: run_value() is within 2 ulp of the run's exact sum.
- * Every other fold just combines.
+ * An exact sum of the caller's elements adds them into two doubles first
+ * (exact.cl says why). Every other fold just combines.
  */
-#if RUN_CARRY
+#if ACC_EXACT && EXACT_FPE && !IN_IS_ACC
+/*
+ * s0 + s1 + s2 + rest is the run's exact sum. s0 takes every element; its
+ * rounding error, when there is one, goes to s1, s1's to s2, and s2's to
+ * rest, the words, which the common case never touches (doubles round in s0
+ * at almost every element, and in s1 often). Bench data (i % 1000) / 1000
+ * as floats add into s0 exactly: one addition and its error per element.
+ * s0 starts at -0: it stays -0 exactly when every element was -0.
+ * Infinities and NaN pass through s0 as IEEE addition takes them, which is
+ * exact.cl's rule: NaN if any NaN or both infinities, else the infinity.
+ * Doubles could overflow s0: an element from 2^970 up goes to the words
+ * instead (infinities with it, as flags), so that s0 stays below 2^970 times
+ * the run's length, finite for any run shorter than 2^53 elements. Floats
+ * sum far below that.
+ */
+typedef struct {
+    double s0, s1, s2;
+    uint seen;      /* an element came */
+    exact_t rest;
+} run_t;
+
+inline run_t run_start(void)
+{
+    run_t run = {-0.0, 0.0, 0.0, 0, exact_zero()};
+    return run;
+}
+
+#if EXACT_LSB < -149
+#define EXACT_TOO_BIG(x) (fabs(x) >= 0x1p970)
+#else
+#define EXACT_TOO_BIG(x) 0
+#endif
+
+inline run_t run_fold(run_t run, double x)
+{
+    run.seen = 1;
+#if EXACT_LSB < -149
+    /*
+     * Doubles round in s0 at almost every element: s0 and s1 take each one
+     * without a branch (Knuth's TwoSum), and only s1's error is tested. The
+     * branches below, taken every time, cost the H100 28x.
+     */
+    if (EXACT_TOO_BIG(x)) {
+        exact_add_element(&run.rest, x);
+        return run;
+    }
+    const double s = run.s0 + x, e = two_sum_error(run.s0, x, s);
+    const double t = run.s1 + e, f = two_sum_error(run.s1, e, t);
+    run.s0 = s;
+    run.s1 = t;
+    if (f != 0.0)
+        exact_add_double(&run.rest, f);
+#else
+    const double s = run.s0 + x, e = sum_error_exact(run.s0, x, s);
+    run.s0 = s;
+    if (e != 0.0) { /* NaN too: then s0 is NaN and the words no longer count */
+        const double t = run.s1 + e, f = sum_error_exact(run.s1, e, t);
+        run.s1 = t;
+        if (f != 0.0) {
+            const double u = run.s2 + f, g = sum_error_exact(run.s2, f, u);
+            run.s2 = u;
+            if (g != 0.0)
+                exact_add_double(&run.rest, g);
+        }
+    }
+#endif
+    return run;
+}
+
+/* v += a run's s0, s1 and s2, or the flags of the special value s0 holds. */
+inline void exact_add_run(exact_t *v, double s0, double s1, double s2)
+{
+    if (isnan(s0))
+        v->flags |= EXACT_NAN;
+    else if (isinf(s0))
+        v->flags |= s0 > 0 ? EXACT_POS_INF : EXACT_NEG_INF;
+    else if (as_ulong(s0) != 0x8000000000000000UL)
+        v->flags |= EXACT_NOT_NEG_ZERO;
+    exact_add_double(v, s0); /* nothing for an infinity or NaN */
+    exact_add_double(v, s1);
+    exact_add_double(v, s2);
+}
+
+inline ACC_T run_value(run_t run)
+{
+    if (run.seen)
+        run.rest.flags |= EXACT_SEEN;
+    exact_add_run(&run.rest, run.s0, run.s1, run.s2);
+    return run.rest;
+}
+#elif RUN_CARRY
 typedef struct {
     ACC_T sum;
     ACC_T carry;
@@ -375,4 +511,13 @@ typedef ACC_T run_t;
 inline run_t run_start(void) { return IDENTITY; }
 inline run_t run_fold(run_t run, ACC_T x) { return combine(run, x); }
 inline ACC_T run_value(run_t run) { return run; }
+#endif
+
+/* Element i of the input as a run takes it (TO_RUN): load_in's value, or a double. */
+#if ACC_EXACT && EXACT_FPE && !IN_IS_ACC && IN_HALF
+#define load_run(in, i) TO_RUN(vload_half((i), (in)))
+#elif ACC_EXACT && EXACT_FPE && !IN_IS_ACC
+#define load_run(in, i) TO_RUN((in)[i])
+#else
+#define load_run(in, i) load_in((in), (i))
 #endif

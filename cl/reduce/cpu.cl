@@ -35,15 +35,33 @@
 #endif
 
 #define LANES (VEC * ACCS)
-#define VACC_T CONCAT(ACC_SCALAR_T, VEC)
+/* What a lane adds in: the accumulator's scalar, or for exact sums a double (exact.cl). */
+#if ACC_EXACT && !EXACT_FPE
+#error "the CPU shape's exact sums add in doubles first: EXACT_FPE"
+#elif ACC_EXACT
+#define LANE_T double
+#define LANE_BITS_T CONCAT(ulong, VEC)
+#define AS_LANE_BITS CONCAT(as_, LANE_BITS_T)
+/* The or of a vector's lanes, halving it with swizzles (not .lo/.hi: see gpu.cl's horizontal_sum). */
+#define OR_LANES2(v) ((v).s0 | (v).s1)
+#define OR_LANES4(v) OR_LANES2((v).s01 | (v).s23)
+#define OR_LANES8(v) OR_LANES4((v).s0123 | (v).s4567)
+#define OR_LANES16(v) OR_LANES8((v).s01234567 | (v).s89abcdef)
+#define OR_LANES CONCAT(OR_LANES, VEC)
+#else
+#define LANE_T ACC_SCALAR_T
+#endif
+#define VACC_T CONCAT(LANE_T, VEC)
 #define VLOAD CONCAT(vload, VEC)
 #define VSTORE CONCAT(vstore, VEC)
 #define TO_VACC CONCAT(convert_, VACC_T)
 
-/* Element i as the accumulator's scalar. */
-inline ACC_SCALAR_T load_scalar(__global const IN_T *in, size_t i)
+/* Element i as a lane's scalar. */
+inline LANE_T load_scalar(__global const IN_T *in, size_t i)
 {
-#if IN_HALF
+#if ACC_EXACT
+    return load_run(in, i);
+#elif IN_HALF
     return (ACC_SCALAR_T)vload_half(i, in);
 #else
     return (ACC_SCALAR_T)in[i];
@@ -73,12 +91,114 @@ inline VACC_T load_vector(__global const IN_T *in, size_t i)
 {
 #if IN_HALF
     return TO_VACC(CONCAT(vload_half, VEC)(0, in + i));
+#elif ACC_EXACT && IN_SIZE == 4 && EXACT_WIDEN_BITS
+    /* Floats widened exactly: a subnormal that the device flushes is rebuilt (exact_widen). */
+    const CONCAT(float, VEC) f = load_raw(in, i);
+    VACC_T d = TO_VACC(f);
+    if (any(((CONCAT(as_uint, VEC)(f) << 1) != 0) & (f == 0.0f))) {
+        float lanes[VEC];
+        LANE_T wide[VEC];
+        VSTORE(f, 0, lanes);
+        for (int j = 0; j < VEC; j++)
+            wide[j] = exact_widen(lanes[j]);
+        d = VLOAD(0, wide);
+    }
+    return d;
 #else
     return TO_VACC(load_raw(in, i));
 #endif
 }
 
-#if RUN_CARRY || ACC_COMPENSATED
+#if ACC_EXACT
+#define COMPENSATED_LANES 0
+/*
+ * Exact sums: per lane the three doubles of run_fold (defs.cl), s0 + s1 + s2, and
+ * one exact state for the work-item, `spilled`, kept apart from the lanes
+ * (inside their struct POCL copied it at every fold). s0 takes every vector;
+ * only when some lane's addition rounds do s1 and the state come in. For
+ * doubles, a vector with a value that could overflow s0 (from 2^970 up,
+ * infinities and NaN too) goes into the state lane by lane instead.
+ */
+typedef struct {
+    VACC_T s0, s1, s2;
+} lanes_t;
+
+inline lanes_t lanes_start(void)
+{
+    lanes_t lanes = {(VACC_T)(-0.0), (VACC_T)(0.0), (VACC_T)(0.0)};
+    return lanes;
+}
+
+/* sum_error_exact (exact.cl), lane by lane: Fast2Sum on the operands ordered by magnitude. */
+inline VACC_T lanes_error(VACC_T a, VACC_T b, VACC_T s)
+{
+    const CONCAT(long, VEC) a_first = fabs(a) >= fabs(b);
+    return select(a, b, a_first) - (s - select(b, a, a_first));
+}
+
+/*
+ * Whether any lane's bits are set, tested in integers (|x| kept apart: a
+ * -0 error is none): POCL 3.1 made any() and isfinite() on double vectors
+ * into slow code (2^24 floats: 12 ms against 2).
+ */
+#define ANY_NONZERO(v) (OR_LANES(AS_LANE_BITS(v) << 1) != 0)
+
+/* total += each lane's s0, s1 and s2, or its special value's flags (exact_add_run). */
+__attribute__((noinline)) void lanes_exact(lanes_t lanes, exact_t *total)
+{
+    LANE_T s0[VEC], s1[VEC], s2[VEC];
+    VSTORE(lanes.s0, 0, s0);
+    VSTORE(lanes.s1, 0, s1);
+    VSTORE(lanes.s2, 0, s2);
+    for (int j = 0; j < VEC; j++)
+        exact_add_run(total, s0[j], s1[j], s2[j]);
+}
+
+/*
+ * The rare paths, kept out of the loop: inlined, POCL 3.1 spilled the
+ * lanes' registers around them (2^24 doubles: 29 ms against 7.5).
+ */
+__attribute__((noinline)) void spill_values(exact_t *spilled, VACC_T x)
+{
+    LANE_T values[VEC];
+    VSTORE(x, 0, values);
+    for (int j = 0; j < VEC; j++)
+        exact_add_element(spilled, values[j]);
+}
+
+__attribute__((noinline)) void spill_errors(exact_t *spilled, VACC_T g)
+{
+    LANE_T errors[VEC];
+    VSTORE(g, 0, errors);
+    for (int j = 0; j < VEC; j++)
+        exact_add_double(spilled, errors[j]);
+}
+
+inline lanes_t lanes_fold(lanes_t lanes, VACC_T x, exact_t *spilled)
+{
+#if EXACT_LSB < -149
+    /* Exponent fields from 1993 (2^970, run_fold's EXACT_TOO_BIG) carry into bit 63. */
+    const LANE_BITS_T big = (AS_LANE_BITS(x) & 0x7ff0000000000000UL) + (55UL << 52);
+    if (OR_LANES(big) >> 63) {
+        spill_values(spilled, x);
+        return lanes;
+    }
+#endif
+    const VACC_T s = lanes.s0 + x, e = lanes_error(lanes.s0, x, s);
+    lanes.s0 = s;
+    if (ANY_NONZERO(e)) { /* NaN too: then s0 is NaN in that lane */
+        const VACC_T t = lanes.s1 + e, f = lanes_error(lanes.s1, e, t);
+        lanes.s1 = t;
+        if (ANY_NONZERO(f)) {
+            const VACC_T u = lanes.s2 + f, g = lanes_error(lanes.s2, f, u);
+            lanes.s2 = u;
+            if (ANY_NONZERO(g))
+                spill_errors(spilled, g);
+        }
+    }
+    return lanes;
+}
+#elif RUN_CARRY || ACC_COMPENSATED
 #define COMPENSATED_LANES 1
 /* A vector of runs: per lane a sum and the Neumaier carry of its roundings. */
 typedef struct {
@@ -232,8 +352,20 @@ inline VACC_T block_sum(__global const IN_T *in, size_t i)
 }
 #endif
 
-/* What pads a short last vector: 0 for sums (also of pairs), else the identity. */
-#if ACC_COMPENSATED
+/* A vector into lanes: an exact sum spills into the work-item's state, declared in the kernel. */
+#if ACC_EXACT
+#define LANES_FOLD(lanes, x) lanes_fold((lanes), (x), &spilled)
+#else
+#define LANES_FOLD(lanes, x) lanes_fold((lanes), (x))
+#endif
+
+/*
+ * What pads a short last vector: 0 for sums (also of pairs), -0 for exact
+ * sums (which keep track of -0), else the identity.
+ */
+#if ACC_EXACT
+#define PAD (-0.0)
+#elif ACC_COMPENSATED
 #define PAD ((ACC_SCALAR_T)0)
 #else
 #define PAD IDENTITY
@@ -250,6 +382,9 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
     const size_t begin = w * chunk;
     const size_t end = min((size_t)n, begin + (size_t)chunk);
     lanes_t acc[ACCS];
+#if ACC_EXACT
+    exact_t spilled = IDENTITY;
+#endif
 #pragma unroll
     for (int a = 0; a < ACCS; a++)
         acc[a] = lanes_start();
@@ -261,7 +396,7 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
     for (size_t k = 0; k < part; k += step) {
 #pragma unroll
         for (int a = 0; a < ACCS; a++)
-            acc[a] = lanes_fold(acc[a], block_sum(start, a * part + k));
+            acc[a] = LANES_FOLD(acc[a], block_sum(start, a * part + k));
 #if COMPENSATED_LANES
         if (k / step % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
 #pragma unroll
@@ -272,12 +407,19 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
     /* Fewer than LANES * SUM_BLOCK values remain: a vector at a time, the last one padded. */
     size_t i = begin + ACCS * part;
     for (; i < end; i += VEC) {
-        ACC_SCALAR_T pad[VEC];
+        LANE_T pad[VEC];
         for (int j = 0; j < VEC; j++)
             pad[j] = i + j < end ? load_scalar(in, offset + i + j) : PAD;
-        acc[0] = lanes_fold(acc[0], VLOAD(0, pad));
+        acc[0] = LANES_FOLD(acc[0], VLOAD(0, pad));
     }
 
+#if ACC_EXACT
+    for (int a = 0; a < ACCS; a++)
+        lanes_exact(acc[a], &spilled);
+    if (begin < end)
+        spilled.flags |= EXACT_SEEN;
+    write_value(out, at, w, finish, spilled);
+#else
     /* The LANES values, folded pairwise in a fixed order. */
     ACC_T values[LANES];
     for (int a = 0; a < ACCS; a++)
@@ -286,4 +428,5 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
         for (int j = 0; j + stride < LANES; j += 2 * stride)
             values[j] = combine(values[j], values[j + stride]);
     write_value(out, at, w, finish, values[0]);
+#endif
 }

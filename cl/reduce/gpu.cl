@@ -60,6 +60,7 @@ inline float half_bits_to_float(uint bits)
 #define FOLD16(run, v, CONVERT) FOLD8(run, (v).s01234567, CONVERT); FOLD8(run, (v).s89abcdef, CONVERT)
 #define FOLD_VEC CONCAT(FOLD, VEC)
 #define HALF_TO_ACC(bits) TO_ACC(half_bits_to_float(bits))
+#define HALF_TO_RUN(bits) TO_RUN(half_bits_to_float(bits))
 
 /*
  * A compensated float sum (defs.cl's run_t) takes a vector's values added
@@ -101,7 +102,7 @@ inline int horizontal_sum(CONCAT(int, VEC) v)
 inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
 {
 #if VEC == 1
-    run = run_fold(run, load_in(in, element));
+    run = run_fold(run, load_run(in, element));
 #elif IN_HALF
     /* 16 bytes of halves as raw bits in one load, converted in registers. */
     const CONCAT(ushort, VEC) bits = CONCAT(as_ushort, VEC)(*(__global const uint4 *)(in + element));
@@ -109,7 +110,7 @@ inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
     const ACC_T pair = PAIR_VEC(convert_uint8(bits), HALF_TO_ACC); /* named: see below */
     run = run_fold(run, pair);
 #else
-    FOLD_VEC(run, convert_uint8(bits), HALF_TO_ACC);
+    FOLD_VEC(run, convert_uint8(bits), HALF_TO_RUN);
 #endif
 #elif SMALL_INT_SUM
     /*
@@ -131,7 +132,7 @@ inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
     const ACC_T pair = PAIR_VEC(values, TO_ACC);
     run = run_fold(run, pair);
 #else
-    FOLD_VEC(run, values, TO_ACC);
+    FOLD_VEC(run, values, TO_RUN);
 #endif
 #endif
     return run;
@@ -198,9 +199,9 @@ inline ACC_T fold_slice(__global const IN_T *in, ulong offset, ulong n, ulong he
         run = fold_vector(run, in, first + v * VEC);
     const size_t tail = head + vectors * VEC;
     for (size_t j = id; j < head; j += threads)
-        run = run_fold(run, load_in(in, offset + j));
+        run = run_fold(run, load_run(in, offset + j));
     for (size_t j = id; j < n - tail; j += threads)
-        run = run_fold(run, load_in(in, offset + tail + j));
+        run = run_fold(run, load_run(in, offset + tail + j));
     return run_value(run);
 }
 
@@ -254,10 +255,18 @@ void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global uc
     if (!last)
         return;
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#if ACC_EXACT
+    /* Exact states merge as they are: a run would take elements. */
+    value = IDENTITY;
+    for (uint g = tid; g < groups; g += BLOCK_SIZE)
+        value = combine(value, ((volatile __global ACC_T *)partials)[g]);
+#else
     run_t all = run_start();
     for (uint g = tid; g < groups; g += BLOCK_SIZE)
         all = run_fold(all, ((volatile __global ACC_T *)partials)[g]);
-    value = group_fold(run_value(all), scratch);
+    value = run_value(all);
+#endif
+    value = group_fold(value, scratch);
     if (tid == 0) {
         write_value(out, at, 0, finish, value);
         *tickets = 0;

@@ -45,9 +45,9 @@ void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global uchar *o
 
     run_t run = run_start();
     for (size_t i = get_group_id(0) * (size_t)(2 * BLOCK_SIZE) + tid; i < n; i += stride) {
-        run = run_fold(run, load_in(in, offset + i));
+        run = run_fold(run, load_run(in, offset + i));
         if (i + BLOCK_SIZE < n)
-            run = run_fold(run, load_in(in, offset + i + BLOCK_SIZE));
+            run = run_fold(run, load_run(in, offset + i + BLOCK_SIZE));
     }
     ACC_T value = run_value(run);
     sdata[tid] = value;

@@ -87,7 +87,7 @@ static const struct {
     {CMD_LADDER, OPT_BLOCK, "[-b BLOCK]",
      "  -b BLOCK    work-group size, a power of two (default 128, as in the seed)\n"},
     {CMD_LADDER, OPT_ACCURACY, "[--accuracy A]",
-     "  --accuracy A  float sums: default, compensated or fp64 (docs/accuracy.md)\n"},
+     "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
     {CMD_LADDER, OPT_FORMAT, "[--format table|csv|json]",
      "  --format F  table, csv or json (default table)\n"},
     {CMD_LADDER, OPT_VERBOSE, "[-v]", "  -v          say how each kernel was built, on stderr\n"},
@@ -97,7 +97,7 @@ static const struct {
     {CMD_REDUCE, OPT_BLOCK, "[-b BLOCK]",
      "  -b BLOCK    work-group size, a power of two (default: clfold chooses)\n"},
     {CMD_REDUCE, OPT_ACCURACY, "[--accuracy A]",
-     "  --accuracy A  float sums: default, compensated or fp64 (docs/accuracy.md)\n"},
+     "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
     {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
     {CMD_BENCH, OPT_DEVICE, "[-d SEL]", "  -d SEL        device (see clfold --help)\n"},
     {CMD_BENCH, OPT_SIZES, "[--sizes LIST]",
@@ -108,7 +108,7 @@ static const struct {
     {CMD_BENCH, OPT_KERNEL, "[-k KERNELS]",
      "  -k KERNELS    comma list of auto, k1..k7, atomic (default auto)\n"},
     {CMD_BENCH, OPT_ACCURACY, "[--accuracy A]",
-     "  --accuracy A  float sums: default, compensated or fp64 (docs/accuracy.md)\n"},
+     "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
     {CMD_BENCH, OPT_PEER, "[--peer CMD]...",
      "  --peer CMD    also run CMD TYPE N... (see bench/peers/), which prints one JSON\n"
      "                object per size; its time and the ratio to clfold are shown\n"},
@@ -313,7 +313,7 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
     case OPT_BLOCK: return parse_block(value, &args->block, err, cap);
     case OPT_ACCURACY:
         if (clfold_accuracy_from_name(value, &args->accuracy) != CLFOLD_SUCCESS)
-            return usage_error(err, cap, "--accuracy takes default, compensated or fp64, not \"%s\"", value);
+            return usage_error(err, cap, "--accuracy takes default, compensated, fp64 or exact, not \"%s\"", value);
         return 0;
     case OPT_FORMAT: return parse_format(value, &args->format, err, cap);
     default: args->verbose = true; return 0;

@@ -32,6 +32,7 @@ int report_failure(const clfold_context *ctx, clfold_status status, const char *
     case CLFOLD_ERROR_OP_NOT_FOR_TYPE: case CLFOLD_ERROR_INVALID_BLOCK_SIZE:
     case CLFOLD_ERROR_DEVICE_NOT_FOUND: case CLFOLD_ERROR_NO_FP64:
     case CLFOLD_ERROR_TOO_LARGE: case CLFOLD_ERROR_OUT_OF_BOUNDS:
+    case CLFOLD_ERROR_UNSUPPORTED: /* asked of a device or kernel that cannot */
         return EXIT_BAD_INPUT;
     default:
         return EXIT_CHECK_FAILED;

@@ -266,10 +266,13 @@ static int run_rows(clfold_context *ctx, cl_mem buffer, const void *data,
         *row = (struct row){.kernel = clfold_kernel_name(STEPS[i].kernel),
                             .description = STEPS[i].description};
         clfold_status status = measure_kernel(ctx, buffer, args, STEPS[i].kernel, &exact, sum_abs, row);
-        if (status == CLFOLD_ERROR_INVALID_BLOCK_SIZE)
+        bool atomic = STEPS[i].kernel == CLFOLD_ATOMIC;
+        if (status == CLFOLD_ERROR_INVALID_BLOCK_SIZE || (status == CLFOLD_ERROR_UNSUPPORTED && !atomic))
             return report_failure(ctx, status, row->kernel);
         if (status == CLFOLD_ERROR_UNSUPPORTED) {
-            row->status = "unsupported on this device"; /* e.g. no 64-bit atomics */
+            /* No 64-bit atomics on the device, or exact sums, which need a tree. */
+            row->status = args->accuracy == CLFOLD_ACCURACY_EXACT ? "no exact sums: arrival order"
+                                                                  : "unsupported on this device";
             row->correct = true;
         } else if (status != CLFOLD_SUCCESS) {
             report_failure(ctx, status, row->kernel);

@@ -1,7 +1,8 @@
 /*
  * accumulator.c: the kernels' accumulator for a request, and the host's
  * side of it: folding partial values across chunks with the kernels' own
- * rules (wrapping integers, IEEE min/max, Neumaier pairs), and finishing.
+ * rules (wrapping integers, IEEE min/max, Neumaier pairs, exact states), and
+ * finishing.
  */
 #include "accumulator.h"
 
@@ -17,9 +18,24 @@ clfold_status accumulator_choose(clfold_context *ctx, clfold_type type, clfold_o
     clfold_status status = accumulator_type(type, op, &result);
     if (status != CLFOLD_SUCCESS)
         return status;
-    *acc = (struct accumulator){result, result, false, false};
-    if (op != CLFOLD_SUM || type_info(result)->float_bits == 0 || kernel == CLFOLD_ATOMIC)
+    *acc = (struct accumulator){.result = result, .scalar = result};
+    bool is_float = type_info(result)->float_bits != 0;
+    if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && is_float && op == CLFOLD_PROD)
+        return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
+                    "the exact accuracy is for sums: a correctly rounded product would need "
+                    "the exact product of every element (docs/accuracy.md)");
+    if (op != CLFOLD_SUM || !is_float)
         return CLFOLD_SUCCESS;
+    if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && kernel == CLFOLD_ATOMIC)
+        return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
+                    "the atomic baseline adds in arrival order; exact sums need a tree path");
+    if (kernel == CLFOLD_ATOMIC)
+        return CLFOLD_SUCCESS;
+    if (ctx->accuracy == CLFOLD_ACCURACY_EXACT) {
+        acc->exact = true;
+        acc->exact_format = exact_format_of(result);
+        return CLFOLD_SUCCESS;
+    }
     acc->compensated = ctx->accuracy == CLFOLD_ACCURACY_COMPENSATED;
     acc->run_carry = !acc->compensated;
     if (ctx->accuracy == CLFOLD_ACCURACY_FP64)
@@ -29,6 +45,8 @@ clfold_status accumulator_choose(clfold_context *ctx, clfold_type type, clfold_o
 
 size_t accumulator_size(const struct accumulator *acc)
 {
+    if (acc->exact)
+        return exact_state_bytes(acc->exact_format);
     return type_info(acc->scalar)->size * (acc->compensated ? 2 : 1);
 }
 
@@ -156,7 +174,9 @@ void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, 
 {
     const struct type_info *info = type_info(acc->scalar);
     bool wide = acc->scalar == CLFOLD_DOUBLE;
-    if (info->float_bits == 0)
+    if (acc->exact)
+        exact_state_merge(acc->exact_format, total, part);
+    else if (info->float_bits == 0)
         fold_integer(info, op, total, part);
     else if (acc->compensated)
         fold_pair(wide, total, part);
@@ -169,6 +189,10 @@ void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, 
 void accumulator_finish(const struct accumulator *acc, const void *value, void *result)
 {
     double sum;
+    if (acc->exact) {
+        exact_state_round(acc->exact_format, acc->result, value, result);
+        return;
+    }
     if (!acc->compensated && acc->scalar == acc->result) {
         memcpy(result, value, accumulator_size(acc));
         return;

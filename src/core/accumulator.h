@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "clfold.h"
+#include "exact.h"
 
 struct accumulator {
     clfold_type result;  /* what the caller receives */
@@ -20,16 +21,19 @@ struct accumulator {
     bool run_carry;      /* a plain float sum whose work-item runs carry a Neumaier
                             compensation (every tree path at the default and fp64
                             accuracies; never the atomic baseline) */
+    bool exact;          /* an exact sum's state (cl/core/exact.cl) */
+    struct exact_format exact_format;
 };
 
-/* The largest accumulator value: a pair of doubles. */
-#define ACCUMULATOR_MAX_BYTES 16
+/* The largest accumulator value: an exact double sum's state. */
+#define ACCUMULATOR_MAX_BYTES (8 * (34 + 1))
 
 struct clfold_context;
 
 /*
  * The accumulator for `op` over `type` (already checked) by `kernel` under
- * the context's accuracy. The atomic baseline always accumulates plainly.
+ * the context's accuracy. The atomic baseline always accumulates plainly,
+ * and refuses the exact accuracy, as exact products are.
  */
 clfold_status accumulator_choose(struct clfold_context *ctx, clfold_type type, clfold_op op,
                                  clfold_kernel kernel, struct accumulator *acc);

@@ -169,6 +169,7 @@ clfold_status device_read_caps(clfold_context *ctx)
     size_t size = 0;
     cl_device_type type = 0;
     cl_command_queue_properties queue_props = 0;
+    cl_device_fp_config float_config = 0;
 
     GET_INFO(CL_DEVICE_NAME, caps->name);
     GET_INFO(CL_DEVICE_TYPE, type);
@@ -184,6 +185,8 @@ clfold_status device_read_caps(clfold_context *ctx)
     GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, caps->preferred_int_lanes[3]);
     GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, caps->preferred_float_lanes);
     GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, caps->preferred_double_lanes);
+    GET_INFO(CL_DEVICE_SINGLE_FP_CONFIG, float_config);
+    caps->float_denormals = (float_config & CL_FP_DENORM) != 0;
     CHECK_CL(clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size),
              "CL_DEVICE_EXTENSIONS");
     extensions = malloc(size + 1);

@@ -23,6 +23,7 @@ struct device_caps {
     char name[256];
     bool is_cpu;
     bool has_fp64;
+    bool float_denormals;        /* CL_FP_DENORM: float arithmetic keeps subnormals */
     bool has_int64_base_atomics;
     bool has_int64_extended_atomics;
     bool inline_ptx;             /* NVIDIA: asm("...") in kernels is PTX */

@@ -24,6 +24,24 @@ static bool append(char *buf, size_t cap, const char *format, ...)
 }
 
 /* ACC_*: the accumulator, a scalar or a (sum, carry) pair of scalars; RESULT_*: what it finishes as. */
+/*
+ * An exact sum's state (cl/core/exact.cl): its words and unit, whether runs
+ * add in doubles first, which needs the device's fp64, and whether floats
+ * are widened from their bits, where the device may flush subnormals.
+ */
+static bool append_exact_flags(const struct clfold_context *ctx, char *buf, size_t cap,
+                               const struct accumulator *acc, const char **acc_name)
+{
+    const struct type_info *result = type_info(acc->result);
+    *acc_name = "exact_t";
+    return append(buf, cap,
+                  " -DACC_T=exact_t -DACC_SIZE=%zu -DACC_FLOAT=0 -DACC_EXACT=1 -DEXACT_WORDS=%u"
+                  " -DEXACT_LSB=%d -DEXACT_FPE=%d -DEXACT_WIDEN_BITS=%d -DRESULT_T=%s -DRESULT_SIZE=%zu",
+                  accumulator_size(acc), acc->exact_format.words, acc->exact_format.lsb,
+                  ctx->caps.has_fp64 ? 1 : 0, ctx->caps.float_denormals ? 0 : 1, result->cl_name,
+                  result->size);
+}
+
 static bool append_accumulator_flags(char *buf, size_t cap, const struct accumulator *acc,
                                      const char **acc_name)
 {
@@ -82,9 +100,13 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     const char *acc_name = NULL;
     buf[0] = '\0';
     bool ok = append(buf, cap, "-DOP=%s", op_define(config->op));
-    ok = ok && append_accumulator_flags(buf, cap, &config->acc, &acc_name);
+    if (config->acc.exact)
+        ok = ok && append_exact_flags(ctx, buf, cap, &config->acc, &acc_name);
+    else
+        ok = ok && append_accumulator_flags(buf, cap, &config->acc, &acc_name);
     ok = ok && append_input_flags(buf, cap, config, acc_name);
-    if (config->in == CLFOLD_DOUBLE || config->acc.scalar == CLFOLD_DOUBLE)
+    bool exact_doubles = config->acc.exact && ctx->caps.has_fp64;
+    if (config->in == CLFOLD_DOUBLE || config->acc.scalar == CLFOLD_DOUBLE || exact_doubles)
         ok = ok && append(buf, cap, " -DNEEDS_FP64=1");
     if (config->block_size != 0)
         ok = ok && append(buf, cap, " -DBLOCK_SIZE=%zu", config->block_size);
@@ -180,14 +202,16 @@ static clfold_status build_program(struct clfold_context *ctx, const char *sourc
                                    const char *options, cl_program *program)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    char *owned[2] = {NULL, NULL};
-    const char *texts[2];
+    /* exact.cl compiles to nothing unless ACC_EXACT; defs.cl uses its state. */
+    char *owned[3] = {NULL, NULL, NULL};
+    const char *texts[3];
     cl_int err;
 
     *program = NULL;
-    CHECK(load_source(ctx, "core/defs.cl", &owned[0], &texts[0]));
-    CHECK(load_source(ctx, source, &owned[1], &texts[1]));
-    *program = clCreateProgramWithSource(ctx->cl, 2, texts, NULL, &err);
+    CHECK(load_source(ctx, "core/exact.cl", &owned[0], &texts[0]));
+    CHECK(load_source(ctx, "core/defs.cl", &owned[1], &texts[1]));
+    CHECK(load_source(ctx, source, &owned[2], &texts[2]));
+    *program = clCreateProgramWithSource(ctx->cl, 3, texts, NULL, &err);
     CHECK_CL(err, "clCreateProgramWithSource");
     err = clBuildProgram(*program, 1, &ctx->device, options, NULL, NULL);
     if (err == CL_BUILD_PROGRAM_FAILURE) {
@@ -198,6 +222,7 @@ static clfold_status build_program(struct clfold_context *ctx, const char *sourc
 cleanup:
     free(owned[0]);
     free(owned[1]);
+    free(owned[2]);
     if (status != CLFOLD_SUCCESS && *program != NULL) {
         clReleaseProgram(*program);
         *program = NULL;

@@ -36,7 +36,7 @@ static const char *const KERNEL_NAMES[] = {"auto", "k1", "k2", "k3", "k4",
 
 #define N_KERNELS (sizeof KERNEL_NAMES / sizeof KERNEL_NAMES[0])
 
-static const char *const ACCURACY_NAMES[] = {"default", "compensated", "fp64"};
+static const char *const ACCURACY_NAMES[] = {"default", "compensated", "fp64", "exact"};
 
 #define N_ACCURACIES (sizeof ACCURACY_NAMES / sizeof ACCURACY_NAMES[0])
 

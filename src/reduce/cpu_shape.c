@@ -57,12 +57,18 @@ static struct cpu_launch cpu_launch(const clfold_context *ctx, size_t count,
     return launch;
 }
 
-/* No work-groups to size: one work-item a group, whatever block was asked for. */
+/*
+ * No work-groups to size: one work-item a group, whatever block was asked
+ * for. Its exact sums add in double lanes first (cpu.cl).
+ */
 clfold_status cpu_shape(clfold_context *ctx, size_t block, struct job *job)
 {
-    (void)ctx;
     (void)block;
     job->block = 1;
+    if (job->config.acc.exact && !ctx->caps.has_fp64)
+        return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
+                    "the CPU shape's exact sums add in doubles, and device %s has no cl_khr_fp64",
+                    ctx->caps.name);
     return CLFOLD_SUCCESS;
 }
 
@@ -90,8 +96,8 @@ clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct f
     const struct build_config *first = &job->config;
     size_t acc_size = accumulator_size(&first->acc);
     bool small_int_sum = sums_small_integers(first);
-    struct cpu_launch shape =
-        cpu_launch(ctx, fold->count, type_info(small_int_sum ? CLFOLD_INT32 : first->acc.scalar));
+    clfold_type lane = small_int_sum ? CLFOLD_INT32 : first->acc.exact ? CLFOLD_DOUBLE : first->acc.scalar;
+    struct cpu_launch shape = cpu_launch(ctx, fold->count, type_info(lane));
     struct build_config config = *first;
     bool one = shape.work_items == 1;
 

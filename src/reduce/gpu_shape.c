@@ -32,7 +32,11 @@ clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
     block = block != 0 ? block : tune->block;
     while (block > ctx->caps.max_work_group_size)
         block /= 2;
+    /* Its local values (gpu.cl's group_fold): one a warp where warps shuffle, else one a work-item. */
+    bool shuffle = ctx->caps.warp_shuffle && block >= 64;
+    block = block_fitting_local(ctx, job, block, shuffle ? 32 : 1);
     job->block = block;
+    job->local_values = ctx->caps.warp_shuffle && block >= 64 ? block / 32 : block;
     job->max_groups = (size_t)ctx->caps.compute_units * tune->groups_per_unit;
     job->single_launch_bytes = (size_t)tune->single_kib * 1024;
     job->config.vec = gpu_vector(ctx, job->config.in);

@@ -154,3 +154,12 @@ clfold_status passes_run(clfold_context *ctx, const struct job *job, const struc
 cleanup:
     return status;
 }
+
+size_t block_fitting_local(const clfold_context *ctx, const struct job *job, size_t block,
+                           size_t per_value)
+{
+    size_t value_bytes = accumulator_size(&job->config.acc);
+    while (block > 1 && block / per_value * value_bytes > ctx->caps.local_mem_size)
+        block /= 2;
+    return block;
+}

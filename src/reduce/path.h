@@ -66,6 +66,7 @@ struct job {
     const struct reduce_path *path;
     const char *entry;           /* the path's kernel function, or its variant (the GPU shape's one launch) */
     size_t block;                /* work-group size (1 for the CPU shape) */
+    size_t local_values;         /* accumulator values a work-group keeps in local memory */
     size_t max_groups;           /* a fixed grid (K7, the GPU shape); 0: one group a slice */
     size_t single_launch_bytes;  /* the GPU shape folds arrays this small in one group */
     bool once;                   /* the GPU shape on NVIDIA: one launch, the last group folds */
@@ -93,7 +94,6 @@ struct reduce_path {
     const char *source;          /* its file of cl/ */
     const char *entry;           /* its kernel function */
     bool block_is_constant;      /* BLOCK_SIZE is compiled in (K6, K7, the GPU shape) */
-    bool local_values;           /* a work-group keeps `block` accumulator values in local memory */
     /* Launch geometry: the job's block and grid, from the block asked for (0: choose). */
     clfold_status (*shape)(clfold_context *ctx, size_t block, struct job *job);
     /* Work-groups of a pass of `config` over `count` values (what passes_run calls;
@@ -194,6 +194,13 @@ clfold_status values_launch(clfold_context *ctx, const struct job *job, const st
 void take_waits(struct pass_log *log, cl_uint *waits, const cl_event **wait_list);
 
 size_t divide_up(size_t a, size_t b);
+
+/*
+ * The largest power of two up to `block` whose work-group keeps its values
+ * (`block / per_value` of them) in the device's local memory; at least 1.
+ */
+size_t block_fitting_local(const clfold_context *ctx, const struct job *job, size_t block,
+                           size_t per_value);
 
 /* Whether a pass sums 8- or 16-bit integers of the caller's: the shapes add those in 32-bit lanes first. */
 bool sums_small_integers(const struct build_config *config);

@@ -113,11 +113,14 @@ static clfold_status make_request(clfold_context *ctx, clfold_type type, clfold_
     CHECK(path->shape(ctx, ctx->block_size, job));
     /* The shape may have moved to another entry (K1-K3 at block 1 run K4). */
     job->config.block_size = job->path->block_is_constant ? job->block : 0;
-    size_t local_bytes = job->block * accumulator_size(&acc);
-    if (job->path->local_values && local_bytes > ctx->caps.local_mem_size)
+    size_t local_bytes = job->local_values * accumulator_size(&acc);
+    if (local_bytes > ctx->caps.local_mem_size)
         FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,
-             "block size %zu needs %zu bytes of local memory; the device has %llu", job->block,
-             local_bytes, (unsigned long long)ctx->caps.local_mem_size);
+             "block size %zu needs %zu bytes of local memory; the device has %llu, which holds "
+             "blocks up to %zu for %s", job->block, local_bytes,
+             (unsigned long long)ctx->caps.local_mem_size,
+             block_fitting_local(ctx, job, job->block, job->block / job->local_values),
+             acc.exact ? "exact sums of this type" : "this accumulator");
 cleanup:
     return status;
 }

@@ -9,11 +9,18 @@
 
 #define DEFAULT_BLOCK 256
 
+/*
+ * Unless asked for one, blocks of 256, or less where the device's groups are
+ * smaller or its local memory cannot hold 256 values (an exact double sum's
+ * states, 280 bytes each, fit 128 to a group in NVIDIA's 48 KiB).
+ */
 clfold_status tree_shape(clfold_context *ctx, size_t block, struct job *job)
 {
-    if (block == 0)
+    if (block == 0) {
         block = ctx->caps.max_work_group_size < DEFAULT_BLOCK ? ctx->caps.max_work_group_size
                                                               : DEFAULT_BLOCK;
+        block = block_fitting_local(ctx, job, block, 1);
+    }
     /*
      * With one work-item per group, K1-K3 fold a slice of one value and could
      * never shrink the array; their tree is empty anyway. Such passes run
@@ -25,6 +32,7 @@ clfold_status tree_shape(clfold_context *ctx, size_t block, struct job *job)
         job->entry = job->path->entry;
     }
     job->block = block;
+    job->local_values = block;
     return device_check_block(ctx, block);
 }
 

@@ -218,6 +218,8 @@ long double reference_tolerance(clfold_type type, clfold_op op, clfold_accuracy 
         return ((long double)n + 1) * u * fabsl(exact);
     if (sequential)
         return ((long double)n + 1) * u * sum_abs;
+    if (accuracy == CLFOLD_ACCURACY_EXACT) /* half an ulp, and the long double reference's own error */
+        return u * fabsl(exact) / 2 + ((long double)n + 1) * ldexpl(1, -64) * sum_abs;
     if (accuracy == CLFOLD_ACCURACY_COMPENSATED)
         return 2 * u * fabsl(exact) +
                ((levels + 2) * (levels + 2) + (long double)n / 8192) * u * u * sum_abs;

@@ -60,6 +60,8 @@ float reference_half_to_float(uint16_t bits);
  *     the carries hold every rounding error; they are summed with error
  *     (L + 2) u per level of their own tree, plus K7's runs
  *   sums, fp64 (float in double):  u|S| + (L + 4) 2^-53 A
+ *   sums, exact:  u|S| / 2 + (n + 1) 2^-64 A, the second term for this
+ *     long double reference's own error (tests/test_exact.c checks bits)
  *   sums in sequential order (host loop, atomic baseline):  (n + 1) u A
  *   products, any order:  (n + 1) u |exact|
  *   min, max and integers: exact, 0.

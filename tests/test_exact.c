@@ -1,0 +1,609 @@
+/*
+ * test_exact.c: CLFOLD_ACCURACY_EXACT returns the correctly rounded sum,
+ * bit for bit, on every kernel and block size. The reference is computed
+ * here, independently of the library's words: every element is added as an
+ * integer multiple of the smallest subnormal into an array of signed 64-bit
+ * digit sums (base 2^32), normalised once, and rounded by the host's own
+ * conversion of its top 64 bits (with a sticky bit) to float or double, then
+ * scaled with ldexp. The library's result must have exactly those bits.
+ *
+ *   test_exact --cases TYPE   hand-made and random data sets of half, float
+ *                             or double: ties to even and values just off
+ *                             them, cancellation, magnitudes across the
+ *                             whole range, subnormals, overflow, infinities
+ *                             and NaN, signed zeros; every kernel at blocks
+ *                             1 to 256, and auto's CPU and GPU shapes
+ *   test_exact --tenth        10^8 x 0.1f on the auto path, 10^7 on K7
+ *   test_exact --chunks       host arrays in many chunks (CLFOLD_MAX_CHUNK_BYTES)
+ *                             and the non-blocking call, against the blocking one
+ *   test_exact --refusals     products, the atomic baseline, blocks beyond
+ *                             the device's local memory
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* ---- the reference -------------------------------------------------------- */
+
+/* Digits of 2^32 from 2^lsb: 72 hold any sum of 2^64 doubles. */
+#define DIGITS 72
+
+struct exact_reference {
+    int64_t digit[DIGITS]; /* signed digit sums, normalised at the end */
+    int lsb;               /* -149 for half and float elements, -1074 for double */
+    bool nan, pos_inf, neg_inf, seen, not_neg_zero;
+};
+
+/* One finite element, sign * m * 2^e with m below 2^53. */
+static void reference_add(struct exact_reference *r, int negative, uint64_t m, int e)
+{
+    int p = e - r->lsb, i = p / 32, s = p % 32; /* an element is a whole number of units */
+    int64_t sign = negative ? -1 : 1;
+    r->digit[i] += sign * (int64_t)((m << s) & 0xffffffffu); /* the low bits survive the shift */
+    m >>= 32 - s;
+    for (i++; m != 0; i++, m >>= 32)
+        r->digit[i] += sign * (int64_t)(m & 0xffffffffu);
+}
+
+static void add_element(struct exact_reference *r, clfold_type type, const void *data,
+                              size_t i)
+{
+    uint64_t bits = 0;
+    int mant_bits, exp_bits;
+    if (type == CLFOLD_DOUBLE) {
+        memcpy(&bits, (const char *)data + 8 * i, 8);
+        mant_bits = 52, exp_bits = 11;
+    } else if (type == CLFOLD_FLOAT) {
+        uint32_t b;
+        memcpy(&b, (const char *)data + 4 * i, 4);
+        bits = b, mant_bits = 23, exp_bits = 8;
+    } else {
+        uint16_t b;
+        memcpy(&b, (const char *)data + 2 * i, 2);
+        bits = b, mant_bits = 10, exp_bits = 5;
+    }
+    int negative = (int)(bits >> (mant_bits + exp_bits));
+    int field = (int)((bits >> mant_bits) & ((1u << exp_bits) - 1));
+    uint64_t m = bits & ((UINT64_C(1) << mant_bits) - 1);
+    int bias = (1 << (exp_bits - 1)) - 1;
+    r->seen = true;
+    if (!(negative && field == 0 && m == 0))
+        r->not_neg_zero = true;
+    if (field == (1 << exp_bits) - 1) {
+        if (m != 0)
+            r->nan = true;
+        else if (negative)
+            r->neg_inf = true;
+        else
+            r->pos_inf = true;
+        return;
+    }
+    if (field != 0)
+        m |= UINT64_C(1) << mant_bits;
+    reference_add(r, negative, m, (field == 0 ? 1 : field) - bias - mant_bits);
+}
+
+/* The correctly rounded sum, as the bits of the result type (float or double). */
+static uint64_t reference_bits(struct exact_reference *r, clfold_type result)
+{
+    bool wide = result == CLFOLD_DOUBLE;
+    if (r->nan || (r->pos_inf && r->neg_inf))
+        return wide ? UINT64_C(0x7ff8000000000000) : 0x7fc00000u;
+    if (r->pos_inf || r->neg_inf) {
+        uint64_t inf = wide ? UINT64_C(0x7ff0000000000000) : 0x7f800000u;
+        return r->neg_inf ? inf | (wide ? UINT64_C(1) << 63 : UINT64_C(1) << 31) : inf;
+    }
+    uint32_t mag[DIGITS];
+    int64_t carry = 0;
+    for (int i = 0; i < DIGITS; i++) {
+        int64_t v = r->digit[i] + carry;
+        mag[i] = (uint32_t)v;
+        carry = (v - (int64_t)mag[i]) / ((int64_t)1 << 32);
+    }
+    bool negative = carry < 0;
+    if (negative) { /* two's complement of the whole array */
+        uint64_t c = 1;
+        for (int i = 0; i < DIGITS; i++) {
+            uint64_t v = (uint64_t)(uint32_t)~mag[i] + c;
+            mag[i] = (uint32_t)v;
+            c = v >> 32;
+        }
+    }
+    int top = -1;
+    for (int i = DIGITS - 1; i >= 0 && top < 0; i--)
+        for (int b = 31; b >= 0 && top < 0; b--)
+            if ((mag[i] >> b) & 1)
+                top = 32 * i + b;
+    double value;
+    float narrow;
+    if (top < 0) {
+        value = 0.0;
+        narrow = 0.0f;
+        if (r->seen && !r->not_neg_zero)
+            value = -0.0, narrow = -0.0f;
+    } else {
+        /* The top 64 bits, the rest folded into a sticky last bit: one rounding below. */
+        int low = top >= 63 ? top - 63 : 0;
+        uint64_t top64 = 0;
+        bool sticky = false;
+        for (int b = 0; b < 32 * DIGITS; b++) {
+            int bit = (mag[b / 32] >> (b % 32)) & 1;
+            if (b < low)
+                sticky = sticky || bit;
+            else if (b <= top)
+                top64 |= (uint64_t)bit << (b - low);
+        }
+        top64 |= sticky;
+        value = ldexp((double)top64, low + r->lsb);
+        narrow = ldexpf((float)top64, low + r->lsb);
+        if (negative)
+            value = -value, narrow = -narrow;
+    }
+    uint64_t bits = 0;
+    if (wide) {
+        memcpy(&bits, &value, 8);
+    } else {
+        uint32_t b;
+        memcpy(&b, &narrow, 4);
+        bits = b;
+    }
+    return bits;
+}
+
+static uint64_t exact_bits_of(clfold_type type, const void *data, size_t n)
+{
+    struct exact_reference *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        EXPECT(!"memory", "no memory for the reference");
+        return 0;
+    }
+    r->lsb = type == CLFOLD_DOUBLE ? -1074 : -149;
+    for (size_t i = 0; i < n; i++)
+        add_element(r, type, data, i);
+    uint64_t bits = reference_bits(r, type == CLFOLD_DOUBLE ? CLFOLD_DOUBLE : CLFOLD_FLOAT);
+    free(r);
+    return bits;
+}
+
+/* ---- data sets ------------------------------------------------------------- */
+
+/* The element layout of a type: mantissa and exponent bits. */
+struct layout {
+    clfold_type type;
+    size_t size;
+    int mant_bits, exp_bits;
+};
+
+static struct layout layout_of(clfold_type type)
+{
+    if (type == CLFOLD_DOUBLE)
+        return (struct layout){type, 8, 52, 11};
+    if (type == CLFOLD_FLOAT)
+        return (struct layout){type, 4, 23, 8};
+    return (struct layout){type, 2, 10, 5};
+}
+
+static void put_bits(const struct layout *l, void *data, size_t i, uint64_t bits)
+{
+    memcpy((char *)data + l->size * i, &bits, l->size); /* little-endian hosts */
+}
+
+/* sign * (1 + fraction) * 2^exponent, exactly; fraction in units of the last mantissa bit. */
+static uint64_t make_bits(const struct layout *l, int negative, int exponent, uint64_t fraction)
+{
+    int bias = (1 << (l->exp_bits - 1)) - 1;
+    return ((uint64_t)negative << (l->mant_bits + l->exp_bits)) |
+           ((uint64_t)(exponent + bias) << l->mant_bits) | fraction;
+}
+
+/* Random bits of a finite value with the exponent field in [lo, hi]. */
+static uint64_t random_finite(const struct layout *l, test_rng *rng, int lo, int hi)
+{
+    uint64_t field = (uint64_t)lo + rng_below(rng, (uint64_t)(hi - lo + 1));
+    uint64_t m = rng_next(rng) & ((UINT64_C(1) << l->mant_bits) - 1);
+    uint64_t sign = rng_next(rng) & 1;
+    return (sign << (l->mant_bits + l->exp_bits)) | (field << l->mant_bits) | m;
+}
+
+struct data_set {
+    char name[48];
+    size_t n;
+    void *data;
+};
+
+static void set_init(struct data_set *set, const struct layout *l, const char *name, size_t n)
+{
+    snprintf(set->name, sizeof set->name, "%s", name);
+    set->n = n;
+    set->data = calloc(n > 0 ? n : 1, l->size);
+    if (set->data == NULL)
+        set->n = 0;
+}
+
+/* Zeros, with the given values at places spread over the array. */
+static void set_planted(struct data_set *set, const struct layout *l, const char *name,
+                        const uint64_t *values, size_t count, test_rng *rng)
+{
+    set_init(set, l, name, 1237);
+    for (size_t k = 0; k < count && set->n > 0; k++)
+        put_bits(l, set->data, (size_t)rng_below(rng, 1237 / count) + k * (1237 / count),
+                 values[k]);
+}
+
+#define MAX_SETS 32
+
+/*
+ * The data sets of one type. P is its precision; `one` is 1.0; ulp and the
+ * half ulp of 1 decide the ties.
+ */
+static size_t make_sets(const struct layout *l, struct data_set *sets, test_rng *rng)
+{
+    const int p = l->mant_bits + 1, emax = (1 << (l->exp_bits - 1)) - 1;
+    const int emin = 1 - emax;
+    const uint64_t inf = make_bits(l, 0, emax + 1, 0), nan = inf | 1;
+    const uint64_t one = make_bits(l, 0, 0, 0), max = make_bits(l, 0, emax, (UINT64_C(1) << l->mant_bits) - 1);
+    const uint64_t neg = UINT64_C(1) << (l->mant_bits + l->exp_bits);
+    size_t s = 0;
+    /*
+     * Ties in the result's precision (float for halves): 1 + 2^-P is
+     * halfway, goes to even 1; (1 + 2^(1-P)) + 2^-P goes up; a tiny third
+     * value pushes a tie either way. Halves sum into float: a tie of
+     * float's precision needs 2^11 + 2^-13.
+     */
+    int rp = l->type == CLFOLD_HALF ? 24 : p;
+    int big = l->type == CLFOLD_HALF ? 11 : 0;
+    uint64_t base = make_bits(l, 0, big, 0);
+    uint64_t half_ulp = make_bits(l, 0, big - rp, 0);
+    uint64_t odd = l->type == CLFOLD_HALF ? make_bits(l, 0, big - rp + 1, 0) : make_bits(l, 0, 0, 1);
+    uint64_t tiny = make_bits(l, 0, big - rp - (l->type == CLFOLD_HALF ? 1 : 20), 0);
+    uint64_t tie_even[] = {base, half_ulp};
+    set_planted(&sets[s++], l, "tie to even", tie_even, 2, rng);
+    uint64_t tie_up[] = {l->type == CLFOLD_HALF ? base : odd, half_ulp,
+                         l->type == CLFOLD_HALF ? odd : 0};
+    set_planted(&sets[s++], l, "tie to even, odd", tie_up, 3, rng);
+    uint64_t above[] = {base, half_ulp, tiny};
+    set_planted(&sets[s++], l, "just above a tie", above, 3, rng);
+    uint64_t below[] = {base, half_ulp, tiny | neg};
+    set_planted(&sets[s++], l, "just below a tie", below, 3, rng);
+    /* Massive cancellation: +big, -big and small values, whose sum is what remains. */
+    set_init(&sets[s], l, "cancellation", 4001);
+    for (size_t i = 0; i < sets[s].n; i++)
+        put_bits(l, sets[s].data, i, random_finite(l, rng, 1, emax)); /* below 2 */
+    put_bits(l, sets[s].data, 17, make_bits(l, 0, emax - 2, 12345 % (UINT64_C(1) << l->mant_bits)));
+    put_bits(l, sets[s].data, 3999, make_bits(l, 1, emax - 2, 12345 % (UINT64_C(1) << l->mant_bits)));
+    s++;
+    /* Magnitudes across the whole range, subnormals included, then with the large ones cancelled. */
+    set_init(&sets[s], l, "whole range", 4099);
+    for (size_t i = 0; i < sets[s].n; i++)
+        put_bits(l, sets[s].data, i, random_finite(l, rng, 0, 2 * emax));
+    s++;
+    set_init(&sets[s], l, "whole range, large cancelled", 6000);
+    for (size_t i = 0; i < 3000 && sets[s].n > 0; i++) {
+        uint64_t x = random_finite(l, rng, 0, 2 * emax);
+        int field = (int)((x >> l->mant_bits) & ((1u << l->exp_bits) - 1));
+        put_bits(l, sets[s].data, 2 * i, x);
+        /* The large ones come back negated further on; the small ones stand. */
+        if (field > emax)
+            put_bits(l, sets[s].data, (2 * i + 2 * rng_below(rng, 3000 - i) + 1) % 6000, x ^ neg);
+    }
+    s++;
+    /*
+     * Long enough that K7's and the GPU shape's runs spill what two doubles
+     * cannot hold, and with every value from 2 up cancelled by its negation
+     * at the mirrored place (in another work-item's run), so that the result
+     * is the sum of what the runs had to spill.
+     */
+    set_init(&sets[s], l, "whole range, long runs", 300007);
+    for (size_t i = 0; i < sets[s].n; i++)
+        put_bits(l, sets[s].data, i, random_finite(l, rng, 0, 2 * emax));
+    for (size_t i = 0; i < sets[s].n / 2; i++) {
+        size_t j = sets[s].n - 1 - i;
+        uint64_t x = 0, y = 0;
+        memcpy(&x, (char *)sets[s].data + l->size * i, l->size);
+        memcpy(&y, (char *)sets[s].data + l->size * j, l->size);
+        if ((int)((x >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > emax)
+            put_bits(l, sets[s].data, j, x ^ neg);
+        else if ((int)((y >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > emax)
+            put_bits(l, sets[s].data, i, y ^ neg);
+    }
+    put_bits(l, sets[s].data, sets[s].n / 2, one); /* the middle one has no mirror */
+    s++;
+    /*
+     * Large values of one sign: for doubles just below 2^970, the largest
+     * that runs take (above, values go to the words), for floats the largest,
+     * whose sum overflows.
+     */
+    set_init(&sets[s], l, "large, one sign", 100003);
+    for (size_t i = 0; i < sets[s].n; i++) {
+        int top = l->type == CLFOLD_DOUBLE ? 1992 : 2 * emax;
+        put_bits(l, sets[s].data, i, random_finite(l, rng, top - 12, top) & ~neg);
+    }
+    s++;
+    set_init(&sets[s], l, "subnormals", 3001);
+    for (size_t i = 0; i < sets[s].n; i++)
+        put_bits(l, sets[s].data, i, random_finite(l, rng, 0, 0));
+    s++;
+    set_init(&sets[s], l, "random, one binade apart", 100003);
+    for (size_t i = 0; i < sets[s].n; i++)
+        put_bits(l, sets[s].data, i, random_finite(l, rng, emax - 3, emax + 3));
+    s++;
+    /* Overflow: the largest finite value many times; max, max, -max is max; max plus half its ulp is inf. */
+    set_init(&sets[s], l, "overflow", 1000);
+    for (size_t i = 0; i < sets[s].n; i++)
+        put_bits(l, sets[s].data, i, max);
+    s++;
+    uint64_t max_max_neg[] = {max, max, max | neg};
+    set_planted(&sets[s++], l, "max, max, -max", max_max_neg, 3, rng);
+    if (l->type != CLFOLD_HALF) {
+        uint64_t to_inf[] = {max, make_bits(l, 0, emax - p, 0)};
+        set_planted(&sets[s++], l, "max + half ulp", to_inf, 2, rng);
+        uint64_t not_inf[] = {max, make_bits(l, 0, emax - p, 0), make_bits(l, 1, emin, 0)};
+        set_planted(&sets[s++], l, "max + half ulp - min", not_inf, 3, rng);
+    }
+    /* Infinities and NaN. */
+    uint64_t pos_inf[] = {one, inf, one};
+    set_planted(&sets[s++], l, "1, inf, 1", pos_inf, 3, rng);
+    uint64_t neg_inf[] = {one, inf | neg};
+    set_planted(&sets[s++], l, "1, -inf", neg_inf, 2, rng);
+    uint64_t both_inf[] = {inf, inf | neg};
+    set_planted(&sets[s++], l, "inf, -inf", both_inf, 2, rng);
+    uint64_t a_nan[] = {one, nan};
+    set_planted(&sets[s++], l, "1, NaN", a_nan, 2, rng);
+    uint64_t max_inf[] = {max, max, inf | neg};
+    set_planted(&sets[s++], l, "max, max, -inf", max_inf, 3, rng);
+    /* Signed zeros: every -0 gives -0; any +0, or cancelling values, +0; nothing, +0. */
+    set_init(&sets[s], l, "all -0", 777);
+    for (size_t i = 0; i < sets[s].n; i++)
+        put_bits(l, sets[s].data, i, neg);
+    s++;
+    uint64_t one_pos_zero[] = {neg, 0, neg};
+    set_init(&sets[s], l, "-0 and one +0", 3);
+    for (size_t i = 0; i < 3 && sets[s].n > 0; i++)
+        put_bits(l, sets[s].data, i, one_pos_zero[i]);
+    s++;
+    uint64_t cancel_zero[] = {one, one | neg};
+    set_planted(&sets[s++], l, "1, -1", cancel_zero, 2, rng);
+    set_init(&sets[s++], l, "empty", 0);
+    return s;
+}
+
+/* ---- checks ---------------------------------------------------------------- */
+
+static bool same_result(uint64_t got, uint64_t want, clfold_type result)
+{
+    if (result == CLFOLD_DOUBLE) {
+        double g, w;
+        memcpy(&g, &got, 8);
+        memcpy(&w, &want, 8);
+        return got == want || (isnan(g) && isnan(w));
+    }
+    float g, w;
+    uint32_t g32 = (uint32_t)got, w32 = (uint32_t)want;
+    memcpy(&g, &g32, 4);
+    memcpy(&w, &w32, 4);
+    return g32 == w32 || (isnan(g) && isnan(w));
+}
+
+/* One reduction on the context's kernel; false if it was refused as the documented cap. */
+static void check_one(clfold_context *ctx, const struct data_set *set, clfold_type type,
+                      uint64_t want, const char *how)
+{
+    clfold_type result = type == CLFOLD_DOUBLE ? CLFOLD_DOUBLE : CLFOLD_FLOAT;
+    uint64_t got = 0;
+    clfold_status status = clfold_reduce_host(ctx, set->data, set->n, type, CLFOLD_SUM, &got);
+    EXPECT(status == CLFOLD_SUCCESS, "%s: %s %s: %s (%s)", how, clfold_type_name(type), set->name,
+           clfold_status_string(status), clfold_last_error(ctx));
+    if (status == CLFOLD_SUCCESS)
+        EXPECT(same_result(got, want, result), "%s: %s %s (n=%zu): got bits %#llx, want %#llx", how,
+               clfold_type_name(type), set->name, set->n, (unsigned long long)got,
+               (unsigned long long)want);
+}
+
+static const clfold_kernel TREE_KERNELS[] = {CLFOLD_K1, CLFOLD_K2, CLFOLD_K3, CLFOLD_K4,
+                                             CLFOLD_K5, CLFOLD_K6, CLFOLD_K7};
+static const size_t BLOCKS[] = {1, 2, 32, 64, 128, 256};
+
+/* Whether `block` values of the exact state fit the device's local memory. */
+static bool block_fits(clfold_context *ctx, clfold_type type, size_t block)
+{
+    cl_ulong local = 0;
+    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    size_t state = type == CLFOLD_DOUBLE ? 8 * 35 : 8 * 7;
+    return block * state <= local;
+}
+
+static int run_cases(clfold_type type)
+{
+    clfold_context *ctx = test_context();
+    if (ctx == NULL)
+        return 1;
+    if (type == CLFOLD_DOUBLE && !test_device_has_fp64(clfold_device(ctx))) {
+        printf("test_exact: no fp64: skipped\n");
+        clfold_destroy(ctx);
+        return TEST_SKIP;
+    }
+    struct layout l = layout_of(type);
+    struct data_set sets[MAX_SETS];
+    test_rng rng = {2026};
+    size_t n_sets = make_sets(&l, sets, &rng);
+    size_t max_block = 0;
+    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_block, &max_block,
+                    NULL);
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    for (size_t d = 0; d < n_sets; d++) {
+        uint64_t want = exact_bits_of(type, sets[d].data, sets[d].n);
+        char how[64];
+        EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_AUTO, 0), CLFOLD_SUCCESS);
+        check_one(ctx, &sets[d], type, want, "auto");
+        for (size_t k = 0; k < sizeof TREE_KERNELS / sizeof TREE_KERNELS[0]; k++) {
+            for (size_t b = 0; b < sizeof BLOCKS / sizeof BLOCKS[0] && BLOCKS[b] <= max_block; b++) {
+                snprintf(how, sizeof how, "%s block %zu", clfold_kernel_name(TREE_KERNELS[k]),
+                         BLOCKS[b]);
+                EXPECT_STATUS(ctx, clfold_set_kernel(ctx, TREE_KERNELS[k], BLOCKS[b]), CLFOLD_SUCCESS);
+                if (block_fits(ctx, type, BLOCKS[b])) {
+                    check_one(ctx, &sets[d], type, want, how);
+                    continue;
+                }
+                /* The documented cap: refused, naming the largest block that fits. */
+                uint64_t got;
+                EXPECT_STATUS(ctx, clfold_reduce_host(ctx, sets[d].data, sets[d].n, type, CLFOLD_SUM, &got),
+                              CLFOLD_ERROR_INVALID_BLOCK_SIZE);
+                EXPECT(strstr(clfold_last_error(ctx), "blocks up to") != NULL, "%s: %s", how,
+                       clfold_last_error(ctx));
+            }
+        }
+    }
+    for (size_t d = 0; d < n_sets; d++)
+        free(sets[d].data);
+    clfold_destroy(ctx);
+    return test_finish("test_exact --cases");
+}
+
+/* n x 0.1f: a sum whose every addition rounds in float. */
+static int run_tenth(void)
+{
+    clfold_context *ctx = test_context();
+    if (ctx == NULL)
+        return 1;
+    const size_t n = 100000000;
+    float *data = malloc(n * sizeof *data);
+    if (data == NULL) {
+        clfold_destroy(ctx);
+        printf("test_exact: no memory: skipped\n");
+        return TEST_SKIP;
+    }
+    for (size_t i = 0; i < n; i++)
+        data[i] = 0.1f;
+    struct data_set set = {"10^8 x 0.1f", n, data}, small = {"10^7 x 0.1f", n / 10, data};
+    uint64_t want = exact_bits_of(CLFOLD_FLOAT, data, n), want_small = exact_bits_of(CLFOLD_FLOAT, data, n / 10);
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    check_one(ctx, &set, CLFOLD_FLOAT, want, "auto");
+    EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_K7, 0), CLFOLD_SUCCESS);
+    check_one(ctx, &small, CLFOLD_FLOAT, want_small, "k7");
+    free(data);
+    clfold_destroy(ctx);
+    return test_finish("test_exact --tenth");
+}
+
+/* Chunked host arrays and the non-blocking call give the blocking call's bits. */
+static int run_chunks(void)
+{
+    /* Settings are read at create: chunks of 4 KiB, so that 100003 values take many. */
+    setenv("CLFOLD_MAX_CHUNK_BYTES", "4096", 1);
+    clfold_context *chunked = test_context();
+    unsetenv("CLFOLD_MAX_CHUNK_BYTES");
+    clfold_context *ctx = test_context();
+    if (ctx == NULL || chunked == NULL) {
+        clfold_destroy(ctx);
+        clfold_destroy(chunked);
+        return 1;
+    }
+    bool fp64 = test_device_has_fp64(clfold_device(ctx));
+    const clfold_type types[] = {CLFOLD_HALF, CLFOLD_FLOAT, CLFOLD_DOUBLE};
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    EXPECT_STATUS(chunked, clfold_set_accuracy(chunked, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    for (size_t t = 0; t < 3; t++) {
+        if (types[t] == CLFOLD_DOUBLE && !fp64)
+            continue;
+        struct layout l = layout_of(types[t]);
+        struct data_set sets[MAX_SETS];
+        test_rng rng = {7 + t};
+        size_t n_sets = make_sets(&l, sets, &rng);
+        for (size_t d = 0; d < n_sets; d++) {
+            uint64_t want = exact_bits_of(types[t], sets[d].data, sets[d].n);
+            check_one(chunked, &sets[d], types[t], want, "chunks of 4 KiB");
+            /* The non-blocking call into a result buffer, at an odd offset. */
+            size_t bytes = sets[d].n * l.size;
+            cl_int err;
+            cl_mem in = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       bytes > 0 ? bytes : 1, bytes > 0 ? sets[d].data : &want, &err);
+            cl_mem out = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_WRITE, 16, NULL, &err);
+            uint64_t got = 0;
+            cl_event done = NULL;
+            size_t result_size = types[t] == CLFOLD_DOUBLE ? 8 : 4;
+            EXPECT_STATUS(ctx, clfold_reduce_buffer_async(ctx, in, 0, sets[d].n, types[t], CLFOLD_SUM,
+                                                          out, 3, 0, NULL, &done),
+                          CLFOLD_SUCCESS);
+            EXPECT(clEnqueueReadBuffer(clfold_queue(ctx), out, CL_TRUE, 3, result_size, &got, 1, &done,
+                                       NULL) == CL_SUCCESS, "read the async result");
+            EXPECT(same_result(got, want, types[t] == CLFOLD_DOUBLE ? CLFOLD_DOUBLE : CLFOLD_FLOAT),
+                   "async: %s %s: got %#llx, want %#llx", clfold_type_name(types[t]), sets[d].name,
+                   (unsigned long long)got, (unsigned long long)want);
+            clReleaseEvent(done);
+            clReleaseMemObject(in);
+            clReleaseMemObject(out);
+            free(sets[d].data);
+        }
+    }
+    clfold_destroy(ctx);
+    clfold_destroy(chunked);
+    return test_finish("test_exact --chunks");
+}
+
+/* What exact does not do is refused with a status and a message, before any work. */
+static int run_refusals(void)
+{
+    clfold_context *ctx = test_context();
+    if (ctx == NULL)
+        return 1;
+    float data[4] = {1, 2, 3, 4}, result = 0;
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 4, CLFOLD_FLOAT, CLFOLD_PROD, &result),
+                  CLFOLD_ERROR_UNSUPPORTED);
+    EXPECT(strstr(clfold_last_error(ctx), "exact") != NULL, "%s", clfold_last_error(ctx));
+    EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_ATOMIC, 0), CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 4, CLFOLD_FLOAT, CLFOLD_SUM, &result),
+                  CLFOLD_ERROR_UNSUPPORTED);
+    EXPECT(strstr(clfold_last_error(ctx), "atomic") != NULL, "%s", clfold_last_error(ctx));
+    /* Integers and min/max are exact already: the setting leaves them alone. */
+    int32_t ints[3] = {1, -5, 7};
+    int64_t sum = 0;
+    EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_AUTO, 0), CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_reduce_host(ctx, ints, 3, CLFOLD_INT32, CLFOLD_SUM, &sum), CLFOLD_SUCCESS);
+    EXPECT(sum == 3, "int32 sum %lld", (long long)sum);
+    EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 4, CLFOLD_FLOAT, CLFOLD_MAX, &result), CLFOLD_SUCCESS);
+    EXPECT(result == 4.0f, "float max %g", result);
+    /* A block whose states overflow local memory is refused, naming the largest that fits. */
+    cl_ulong local = 0;
+    size_t max_block = 0;
+    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_block, &max_block, NULL);
+    size_t block = 1;
+    while (block * 2 <= max_block && block * 56 <= local)
+        block *= 2;
+    EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_K3, block), CLFOLD_SUCCESS);
+    clfold_status status = clfold_reduce_host(ctx, data, 4, CLFOLD_FLOAT, CLFOLD_SUM, &result);
+    if (block * 56 > local) {
+        EXPECT(status == CLFOLD_ERROR_INVALID_BLOCK_SIZE, "block %zu: %s", block, clfold_status_string(status));
+        EXPECT(strstr(clfold_last_error(ctx), "blocks up to") != NULL, "%s", clfold_last_error(ctx));
+    } else {
+        EXPECT(status == CLFOLD_SUCCESS && result == 10.0f, "block %zu: %s, %g", block,
+               clfold_status_string(status), result);
+    }
+    clfold_destroy(ctx);
+    return test_finish("test_exact --refusals");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--cases") == 0) {
+        clfold_type type;
+        if (clfold_type_from_name(argv[2], &type) != CLFOLD_SUCCESS || !type_is_float(type)) {
+            fprintf(stderr, "test_exact: --cases takes half, float or double\n");
+            return 2;
+        }
+        return run_cases(type);
+    }
+    if (argc == 2 && strcmp(argv[1], "--tenth") == 0)
+        return run_tenth();
+    if (argc == 2 && strcmp(argv[1], "--chunks") == 0)
+        return run_chunks();
+    if (argc == 2 && strcmp(argv[1], "--refusals") == 0)
+        return run_refusals();
+    fprintf(stderr, "usage: test_exact --cases TYPE | --tenth | --chunks | --refusals\n");
+    return 2;
+}
