@@ -292,10 +292,11 @@ static size_t make_sets(const struct layout *l, struct data_set *sets, test_rng 
     }
     s++;
     /*
-     * Long enough that K7's and the GPU shape's runs spill what two doubles
-     * cannot hold, and with every value from 2 up cancelled by its negation
-     * at the mirrored place (in another work-item's run), so that the result
-     * is the sum of what the runs had to spill.
+     * Long enough that K7's and the GPU shape's runs spill what their
+     * doubles cannot hold, and with every value but the tiniest (exponent
+     * fields up to emax / 4) cancelled by its negation at the mirrored place
+     * (in another work-item's run), so that the result is the sum of what
+     * the runs had to spill.
      */
     set_init(&sets[s], l, "whole range, long runs", 300007);
     for (size_t i = 0; i < sets[s].n; i++)
@@ -305,12 +306,12 @@ static size_t make_sets(const struct layout *l, struct data_set *sets, test_rng 
         uint64_t x = 0, y = 0;
         memcpy(&x, (char *)sets[s].data + l->size * i, l->size);
         memcpy(&y, (char *)sets[s].data + l->size * j, l->size);
-        if ((int)((x >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > emax)
+        if ((int)((x >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > emax / 4)
             put_bits(l, sets[s].data, j, x ^ neg);
-        else if ((int)((y >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > emax)
+        else if ((int)((y >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > emax / 4)
             put_bits(l, sets[s].data, i, y ^ neg);
     }
-    put_bits(l, sets[s].data, sets[s].n / 2, one); /* the middle one has no mirror */
+    put_bits(l, sets[s].data, sets[s].n / 2, 0); /* the middle one has no mirror */
     s++;
     /*
      * Large values of one sign: for doubles just below 2^970, the largest
