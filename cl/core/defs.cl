@@ -396,11 +396,11 @@ inline ACC_T fold_tree(__local ACC_T *sdata, uint tid, uint block)
  */
 #if ACC_EXACT && EXACT_FPE && !IN_IS_ACC
 /*
- * s0 + s1 + s2 + rest is the run's exact sum. s0 takes every element; its
- * rounding error, when there is one, goes to s1, s1's to s2, and s2's to
- * rest, the words, which the common case never touches (doubles round in s0
- * at almost every element, and in s1 often). Bench data (i % 1000) / 1000
- * as floats add into s0 exactly: one addition and its error per element.
+ * s0 + s1 + s2 + rest is the run's exact sum. For floats and halves s0
+ * takes every element; its rounding error, when there is one, goes to s1,
+ * s1's to s2, and s2's to rest, the words, which the common case never
+ * touches: bench data (i % 1000) / 1000 as floats add into s0 exactly, one
+ * addition and its error per element. Doubles use s0 and s1 (below).
  * s0 starts at -0: it stays -0 exactly when every element was -0.
  * Infinities and NaN pass through s0 as IEEE addition takes them, which is
  * exact.cl's rule: NaN if any NaN or both infinities, else the infinity.
@@ -433,8 +433,10 @@ inline run_t run_fold(run_t run, double x)
 #if EXACT_LSB < -149
     /*
      * Doubles round in s0 at almost every element: s0 and s1 take each one
-     * without a branch (Knuth's TwoSum), and only s1's error is tested. The
-     * branches below, taken every time, cost the H100 28x.
+     * without a branch (Knuth's TwoSum), and only s1's error goes on to the
+     * words. On the H100 this path is still 70x slower than the default
+     * accuracy, where an earlier variant was 2.5x (docs/accuracy.md): not
+     * yet understood.
      */
     if (EXACT_TOO_BIG(x)) {
         exact_add_element(&run.rest, x);
