@@ -26,6 +26,12 @@
 #define accumulator_fold clfold_internal_accumulator_fold
 #define accumulator_size clfold_internal_accumulator_size
 
+/* exact.c */
+#define exact_format_of clfold_internal_exact_format_of
+#define exact_state_bytes clfold_internal_exact_state_bytes
+#define exact_state_merge clfold_internal_exact_state_merge
+#define exact_state_round clfold_internal_exact_state_round
+
 /* device.c */
 #define device_check_block clfold_internal_device_check_block
 #define device_read_caps clfold_internal_device_read_caps
@@ -34,6 +40,7 @@
 /* reduce/: the paths (path.h) */
 #define atomic_run clfold_internal_atomic_run
 #define atomic_shape clfold_internal_atomic_shape
+#define block_fitting_local clfold_internal_block_fitting_local
 #define cpu_bind clfold_internal_cpu_bind
 #define cpu_run clfold_internal_cpu_run
 #define cpu_shape clfold_internal_cpu_shape
