@@ -389,7 +389,7 @@ static bool same_result(uint64_t got, uint64_t want, clfold_type result)
     return g32 == w32 || (isnan(g) && isnan(w));
 }
 
-/* One reduction on the context's kernel; false if it was refused as the documented cap. */
+/* One reduction on the context's kernel, whose result must have the reference's bits. */
 static void check_one(clfold_context *ctx, const struct data_set *set, clfold_type type,
                       uint64_t want, const char *how)
 {
