@@ -407,19 +407,34 @@ inline ACC_T fold_tree(__local ACC_T *sdata, uint tid, uint block)
  * Doubles could overflow s0: an element from 2^970 up goes to the words
  * instead (infinities with it, as flags), so that s0 stays below 2^970 times
  * the run's length, finite for any run shorter than 2^53 elements. Floats
- * sum far below that.
+ * sum far below that. The words' flags also say that an element came.
+ *
+ * Keep the struct to doubles and the state: with a uint `seen` among them,
+ * exact double sums took the H100 24.5 ms at 2^27 instead of 0.88.
  */
+#if EXACT_LSB < -149
 typedef struct {
-    double s0, s1, s2;
-    uint seen;      /* an element came */
+    double s0, s1;
     exact_t rest;
 } run_t;
 
 inline run_t run_start(void)
 {
-    run_t run = {-0.0, 0.0, 0.0, 0, exact_zero()};
+    run_t run = {-0.0, 0.0, exact_zero()};
     return run;
 }
+#else
+typedef struct {
+    double s0, s1, s2;
+    exact_t rest;
+} run_t;
+
+inline run_t run_start(void)
+{
+    run_t run = {-0.0, 0.0, 0.0, exact_zero()};
+    return run;
+}
+#endif
 
 #if EXACT_LSB < -149
 #define EXACT_TOO_BIG(x) (fabs(x) >= 0x1p970)
@@ -429,14 +444,12 @@ inline run_t run_start(void)
 
 inline run_t run_fold(run_t run, double x)
 {
-    run.seen = 1;
 #if EXACT_LSB < -149
+    run.rest.flags |= EXACT_SEEN;
     /*
      * Doubles round in s0 at almost every element: s0 and s1 take each one
      * without a branch (Knuth's TwoSum), and only s1's error goes on to the
-     * words. On the H100 this path is still 70x slower than the default
-     * accuracy, where an earlier variant was 2.5x (docs/accuracy.md): not
-     * yet understood.
+     * words.
      */
     if (EXACT_TOO_BIG(x)) {
         exact_add_element(&run.rest, x);
@@ -449,6 +462,7 @@ inline run_t run_fold(run_t run, double x)
     if (f != 0.0)
         exact_add_double(&run.rest, f);
 #else
+    run.rest.flags |= EXACT_SEEN;
     const double s = run.s0 + x, e = sum_error_exact(run.s0, x, s);
     run.s0 = s;
     if (e != 0.0) { /* NaN too: then s0 is NaN and the words no longer count */
@@ -481,9 +495,11 @@ inline void exact_add_run(exact_t *v, double s0, double s1, double s2)
 
 inline ACC_T run_value(run_t run)
 {
-    if (run.seen)
-        run.rest.flags |= EXACT_SEEN;
+#if EXACT_LSB < -149
+    exact_add_run(&run.rest, run.s0, run.s1, 0.0);
+#else
     exact_add_run(&run.rest, run.s0, run.s1, run.s2);
+#endif
     return run.rest;
 }
 #elif RUN_CARRY
