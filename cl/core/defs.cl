@@ -391,7 +391,7 @@ inline ACC_T fold_tree(__local ACC_T *sdata, uint tid, uint block)
  * A work-item's sequential run (K7's grid-stride loop). A float sum carries a
  * Neumaier compensation, so that a run of thousands of values loses no more
  * than one rounding: run_value() is within 2 ulp of the run's exact sum.
- * An exact sum of the caller's elements adds them into two doubles first
+ * An exact sum of the caller's elements adds them into doubles first
  * (exact.cl says why). Every other fold just combines.
  */
 #if ACC_EXACT && EXACT_FPE && !IN_IS_ACC
@@ -438,14 +438,12 @@ inline run_t run_start(void)
 
 #if EXACT_LSB < -149
 #define EXACT_TOO_BIG(x) (fabs(x) >= 0x1p970)
-#else
-#define EXACT_TOO_BIG(x) 0
 #endif
 
 inline run_t run_fold(run_t run, double x)
 {
-#if EXACT_LSB < -149
     run.rest.flags |= EXACT_SEEN;
+#if EXACT_LSB < -149
     /*
      * Doubles round in s0 at almost every element: s0 and s1 take each one
      * without a branch (Knuth's TwoSum), and only s1's error goes on to the
@@ -462,7 +460,6 @@ inline run_t run_fold(run_t run, double x)
     if (f != 0.0)
         exact_add_double(&run.rest, f);
 #else
-    run.rest.flags |= EXACT_SEEN;
     const double s = run.s0 + x, e = sum_error_exact(run.s0, x, s);
     run.s0 = s;
     if (e != 0.0) { /* NaN too: then s0 is NaN and the words no longer count */

@@ -9,17 +9,17 @@
  * (149 + 128 + 64 bits and a sign), thirty-four any sum of 2^64 doubles.
  * Integer addition is associative, so merging states in any order, in any
  * tree, on any device or rank gives the same words, and the result is
- * rounded once, at the end (exact_round). Beside the words, flags record
+ * rounded once, at the end (exact_round_bits). Beside the words, flags record
  * what the integer cannot: NaN, each infinity, and whether every element
  * was -0 (whose sum is -0).
  *
  * Merging two states costs EXACT_WORDS additions with carry: fine for trees,
  * too much per element. So a work-item's run first adds its elements into
- * two doubles with error-free transformations (EXACT_FPE, where the device
- * has fp64): s0 + x = s + e exactly (TwoSum), then s1 + e = t + f; only a
- * non-zero f, rare unless the values span more than ~100 binades, goes into
- * the words. This is ExBLAS's expansion in front of a superaccumulator,
- * with an integer accumulator small enough to sit in every tree node.
+ * doubles with error-free transformations (EXACT_FPE, where the device has
+ * fp64): s0 + x = s + e exactly, e goes on to s1, and only what the doubles
+ * cannot hold goes into the words (run_fold in defs.cl, lanes_fold in
+ * cpu.cl). This is ExBLAS's expansion in front of a superaccumulator, with
+ * an integer accumulator small enough to sit in every tree node.
  *
  * Flags: EXACT_WORDS, EXACT_LSB, EXACT_FPE (1: runs add in doubles first),
  * EXACT_WIDEN_BITS (1: the device may flush float subnormals, so floats are
@@ -69,19 +69,14 @@ exact_t exact_merge(exact_t a, exact_t b)
 /*
  * x += (-1)^negative * m * 2^shift units, m below 2^54, shift >= 0: the
  * addend's words are lo at word k and hi at word k + 1; a negative one is
- * added as its two's complement, its ones carried to the top.
- *
- * A float sum's six words are visited with constant indices, so that its
- * state stays in registers (indexed, the H100 took 0.47 ms for 2^28 floats
- * against 0.42). A double sum's 34 words do not fit registers beside a run
- * anyway, and unrolled over all of them the runs slowed 28x: there only
- * the words from k up are visited, and only while a carry moves.
+ * added as its two's complement, its ones carried to the top. Every word
+ * is visited, with constant indices, so that a state can stay in registers
+ * (indexed, the H100 took 0.47 ms for 2^28 floats against 0.42).
  */
 void exact_add_scaled(exact_t *x, ulong m, int shift, int negative)
 {
     const int k = shift / 64, s = shift % 64;
     const ulong lo = m << s, hi = s == 0 ? 0 : m >> (64 - s);
-#if EXACT_WORDS <= 64
     ulong carry = 0;
 #pragma unroll
     for (int i = 0; i < EXACT_WORDS; i++) {
@@ -92,23 +87,6 @@ void exact_add_scaled(exact_t *x, ulong m, int shift, int negative)
         carry = (ulong)(t < d) | (ulong)(u < t);
         x->word[i] = u;
     }
-#else
-    ulong carry = 0;
-    for (int i = k; i < EXACT_WORDS; i++) {
-        const ulong d = i == k ? lo : i == k + 1 ? hi : 0;
-        const ulong w = x->word[i];
-        if (negative) {
-            x->word[i] = w - d - carry;
-            carry = (ulong)(w < d) | (ulong)(w - d < carry);
-        } else {
-            const ulong t = w + d;
-            x->word[i] = t + carry;
-            carry = (ulong)(t < w) | (ulong)(t + carry < t);
-        }
-        if (i > k && carry == 0)
-            break;
-    }
-#endif
 }
 
 /* The flags of one element, from its sign and whether it is -0, infinite or NaN. */

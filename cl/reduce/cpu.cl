@@ -112,8 +112,9 @@ inline VACC_T load_vector(__global const IN_T *in, size_t i)
 #if ACC_EXACT
 #define COMPENSATED_LANES 0
 /*
- * Exact sums: per lane the three doubles of run_fold (defs.cl), s0 + s1 + s2, and
- * one exact state for the work-item, `spilled`, kept apart from the lanes
+ * Exact sums: per lane three doubles, s0 + s1 + s2, as a float sum's
+ * run_fold (defs.cl) keeps, for every type, and one exact state for the
+ * work-item, `spilled`, kept apart from the lanes
  * (inside their struct POCL copied it at every fold). s0 takes every vector;
  * only when some lane's addition rounds do s1 and the state come in. For
  * doubles, a vector with a value that could overflow s0 (from 2^970 up,

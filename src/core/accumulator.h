@@ -26,7 +26,7 @@ struct accumulator {
 };
 
 /* The largest accumulator value: an exact double sum's state. */
-#define ACCUMULATOR_MAX_BYTES (8 * (34 + 1))
+#define ACCUMULATOR_MAX_BYTES (8 * (EXACT_MAX_WORDS + 1))
 
 struct clfold_context;
 

@@ -17,13 +17,10 @@ enum {
     EXACT_NOT_NEG_ZERO = 16,
 };
 
-/* The most words a state has: a double sum's. */
-#define MAX_WORDS 34
-
 struct exact_format exact_format_of(clfold_type result)
 {
     if (result == CLFOLD_DOUBLE)
-        return (struct exact_format){34, -1074};
+        return (struct exact_format){EXACT_MAX_WORDS, -1074};
     return (struct exact_format){6, -149};
 }
 
@@ -31,7 +28,7 @@ size_t exact_state_bytes(struct exact_format format) { return 8 * ((size_t)forma
 
 void exact_state_merge(struct exact_format format, void *total, const void *part)
 {
-    uint64_t a[MAX_WORDS + 1], b[MAX_WORDS + 1];
+    uint64_t a[EXACT_MAX_WORDS + 1], b[EXACT_MAX_WORDS + 1];
     memcpy(a, total, exact_state_bytes(format));
     memcpy(b, part, exact_state_bytes(format));
     uint64_t carry = 0;
@@ -110,7 +107,7 @@ static uint64_t round_bits(uint64_t *w, unsigned words, uint64_t flags, int p, u
 void exact_state_round(struct exact_format format, clfold_type result, const void *state,
                        void *out)
 {
-    uint64_t w[MAX_WORDS + 1];
+    uint64_t w[EXACT_MAX_WORDS + 1];
     memcpy(w, state, exact_state_bytes(format));
     if (result == CLFOLD_DOUBLE) {
         uint64_t bits = round_bits(w, format.words, w[format.words], 53, 2047, 64);

@@ -11,6 +11,9 @@
 
 #include "clfold.h"
 
+/* The most words a state has: a double sum's (exact_format_of). */
+#define EXACT_MAX_WORDS 34
+
 /* The state for sums whose result is `result` (float or double). */
 struct exact_format {
     unsigned words; /* 64-bit words of the two's-complement sum */

@@ -105,8 +105,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     else
         ok = ok && append_accumulator_flags(buf, cap, &config->acc, &acc_name);
     ok = ok && append_input_flags(buf, cap, config, acc_name);
-    bool exact_doubles = config->acc.exact && ctx->caps.has_fp64;
-    if (config->in == CLFOLD_DOUBLE || config->acc.scalar == CLFOLD_DOUBLE || exact_doubles)
+    bool exact_runs_in_doubles = config->acc.exact && ctx->caps.has_fp64; /* EXACT_FPE */
+    if (config->in == CLFOLD_DOUBLE || config->acc.scalar == CLFOLD_DOUBLE || exact_runs_in_doubles)
         ok = ok && append(buf, cap, " -DNEEDS_FP64=1");
     if (config->block_size != 0)
         ok = ok && append(buf, cap, " -DBLOCK_SIZE=%zu", config->block_size);
