@@ -104,8 +104,8 @@ def bound(op, rtype, n, kernel, accuracy, exact, sum_abs):
     u = 2^-24 for float and half results, 2^-53 for double; L = ceil(log2 n)."""
     u = Fraction(1, 2**24) if rtype == np.float32 else Fraction(1, 2**53)
     levels = (n - 1).bit_length() if n > 1 else 0
-    if op == "prod":
-        return (n + 1) * u * abs(exact)
+    if op == "prod":  # and half the smallest subnormal, for a result that is one
+        return (n + 1) * u * abs(exact) + (Fraction(1, 2**150) if rtype == np.float32 else Fraction(1, 2**1075))
     if kernel == "atomic":  # a sequential order, whatever the accuracy
         return (n + 1) * u * sum_abs
     if accuracy == "compensated":
@@ -233,7 +233,9 @@ def write_data(folder):
     prod_TYPE.npy: mostly +-1, so that the partial products of any order stay
       within 2^-37..2^54, far inside float's range; the factors 3/2, 3/4, 5/4
       and 1 + 2^-10 make the mantissas grow, so that float and double both
-      round many times (the exact product, about 1e5, has hundreds of bits)."""
+      round many times (the exact product, about 1e5, has hundreds of bits);
+    range_TYPE.npy, range_zero_TYPE.npy: products whose partial products
+      leave the type's range in most orders, without and with a zero."""
     rng = np.random.default_rng(20240610)
     n = 10007
     factors = [1.5] * 40 + [0.75] * 40 + [1.25] * 30 + [2.0] * 20 + [0.5] * 20 + [1 + 2**-10] * 100
@@ -249,6 +251,19 @@ def write_data(folder):
         data = product.astype(dtype)
         assert (data.astype(np.float64) == product).all()  # every factor is exact in every type
         np.save(f"{folder}/prod_{name}.npy", data)
+        # Factors near 2^E and 2^-E, alternating, whose pairs multiply to about 1:
+        # strided runs and trees meet many large ones together (docs/accuracy.md,
+        # "Float products"); then the same with one zero, whose product is 0.
+        e = {"half": 13, "float": 100, "double": 1000}[name]
+        significands = rng.uniform(1, 2, n // 2).astype(dtype).astype(np.float64)
+        big = np.ldexp(significands, e).astype(dtype)
+        small = np.ldexp(1 / significands, -e).astype(dtype)
+        ranged = np.empty(2 * (n // 2), dtype)
+        ranged[0::2], ranged[1::2] = big, small
+        assert np.isfinite(ranged).all() and (ranged != 0).all()
+        np.save(f"{folder}/range_{name}.npy", ranged)
+        ranged[rng.integers(len(ranged))] = 0
+        np.save(f"{folder}/range_zero_{name}.npy", ranged)
     return 0
 
 

@@ -26,7 +26,7 @@ static const struct {
     clfold_op op;
 } CASES[] = {{CLFOLD_INT32, CLFOLD_SUM}, {CLFOLD_FLOAT, CLFOLD_MIN},  {CLFOLD_UINT32, CLFOLD_XOR},
              {CLFOLD_HALF, CLFOLD_MAX},  {CLFOLD_INT8, CLFOLD_AND},   {CLFOLD_UINT16, CLFOLD_MIN},
-             {CLFOLD_INT64, CLFOLD_PROD}, {CLFOLD_DOUBLE, CLFOLD_SUM}};
+             {CLFOLD_INT64, CLFOLD_PROD}, {CLFOLD_DOUBLE, CLFOLD_SUM}, {CLFOLD_FLOAT, CLFOLD_PROD}};
 
 /*
  * Two false positives of Oclgrind 21.10's --uninitialized shape this driver:
@@ -69,6 +69,8 @@ static void run_kernel(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
         clfold_op op = CASES[c].op;
         if (type == CLFOLD_DOUBLE)
             fill_small(data, 1000, type, rng); /* exact sums */
+        else if (op == CLFOLD_PROD && type == CLFOLD_FLOAT)
+            fill_product(data, 1000, type, rng); /* exact products of scaled pairs */
         else if (type == CLFOLD_FLOAT || type == CLFOLD_HALF)
             fill_unit(data, 1000, type, rng);
         else

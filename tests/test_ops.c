@@ -27,10 +27,15 @@
  * min of -0.0 and +0.0 is -0.0 (sign bit set) and max is +0.0; +inf and -inf
  * are the max and min.
  *
- * Usage: test_ops [--matrix | --special] [--kernel NAME | NAME]...
- * (default: every kernel). CTest runs one kernel per matrix test, and the
- * special values apart.
+ * Ranges (every tree kernel, and auto over host chunks of 4 KiB): float
+ * products whose partial products leave the type's range in some order but
+ * not in the result (test_ranges).
+ *
+ * Usage: test_ops [--matrix | --special | --ranges] [--kernel NAME | NAME]...
+ * (default: all three, every kernel). CTest runs one kernel per matrix
+ * test, and the special values and the ranges apart.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "util.h"
 
 #define BIG_SIZE (((size_t)1 << 22) + 1)
@@ -58,6 +63,7 @@ struct run {
     size_t n_kernels;
     bool has_fp64;
     bool big; /* whether every kernel of the run takes BIG_SIZE in seconds */
+    clfold_context *chunked; /* --ranges: the auto path over host chunks of 4 KiB */
 };
 
 /* K1, K2 (one element per work-item, log2(block) barriers) and ATOMIC (one
@@ -278,26 +284,163 @@ static void test_special(struct run *r)
             test_special_type(r, types[t], data, &rng);
 }
 
+/* ---- products beyond the type's range on the way -------------------------- */
+
+/*
+ * Float products keep their exponent apart (cl/core/defs.cl's scaled
+ * pairs), so that no order of multiplication overflows or underflows before
+ * the end. The data below make the orders differ: factors near 2^E and
+ * near 2^-E whose pairs multiply to about 1, laid out alternately (K7's
+ * and the GPU shape's strided runs meet only large or only small ones) or
+ * in halves (every tree's left subtrees do), with a random sign each.
+ * Subnormal factors and true overflow and underflow come after.
+ * The product is checked against the long double reference within
+ * docs/accuracy.md's bound, or bit for bit where it is an exact zero or an
+ * infinity. The atomic baseline multiplies in arrival order in the
+ * element's type, as the seed did, and is not held to this.
+ */
+enum layout { ALTERNATE, HALVES, SHUFFLED };
+
+/* v rounded to `bits` significant bits: exact in the test's type. */
+static double round_to_bits(double v, int bits)
+{
+    int e;
+    double m = frexp(v, &e);
+    return ldexp(nearbyint(ldexp(m, bits)), e - bits);
+}
+
+static void fill_range(void *data, size_t n, clfold_type type, enum layout layout, test_rng *rng)
+{
+    const int exponent = type == CLFOLD_HALF ? 13 : type == CLFOLD_FLOAT ? 100 : 1000;
+    const int bits = type == CLFOLD_HALF ? 11 : type == CLFOLD_FLOAT ? 24 : 53;
+    double *values = malloc(n * sizeof *values);
+    EXPECT(values != NULL, "out of memory");
+    if (values == NULL)
+        return;
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        double m = round_to_bits(1.0 + (rng_unit(rng) + 1.0) / 2.0, bits); /* [1, 2] */
+        double big = ldexp(m, exponent), small = ldexp(round_to_bits(1.0 / m, bits), -exponent);
+        size_t a = layout == HALVES ? i / 2 : i, b = layout == HALVES ? n - 1 - i / 2 : i + 1;
+        values[a] = rng_below(rng, 2) ? big : -big;
+        values[b] = rng_below(rng, 2) ? small : -small;
+    }
+    if (n % 2 == 1)
+        values[layout == HALVES ? n / 2 : n - 1] = 1.5;
+    for (size_t i = n; layout == SHUFFLED && i > 1; i--) {
+        size_t j = (size_t)rng_below(rng, i);
+        double t = values[i - 1];
+        values[i - 1] = values[j];
+        values[j] = t;
+    }
+    for (size_t i = 0; i < n; i++)
+        store_element(data, i, type, 0, values[i]);
+    free(values);
+}
+
+/* One product on ctx (kernel and block already set) against the reference. */
+static void check_product_on(clfold_context *ctx, const char *what, clfold_kernel kernel,
+                             size_t block, const void *data, size_t n, clfold_type type,
+                             const reference_value *want)
+{
+    clfold_type result_type;
+    reference_value got;
+    memset(&got, 0xa5, sizeof got);
+    clfold_result_type(type, CLFOLD_PROD, &result_type);
+    clfold_status status = clfold_reduce_host(ctx, data, n, type, CLFOLD_PROD, &got);
+    bool close = status == CLFOLD_SUCCESS &&
+                 reference_close(&got, want, type, CLFOLD_PROD, CLFOLD_ACCURACY_DEFAULT, n, 0, false);
+    EXPECT(close, "%s: kernel=%s block=%zu n=%zu type=%s: %s", what, clfold_kernel_name(kernel),
+           block, n, clfold_type_name(type), clfold_status_string(status));
+    if (!close && status == CLFOLD_SUCCESS)
+        print_mismatch(what, kernel, block, n, type, CLFOLD_PROD, &got, want, result_type);
+}
+
+/* The product of data[0..n) on every tree kernel, at block 64 and auto's own, and in host chunks. */
+static void check_product(struct run *r, const char *what, const void *data, size_t n,
+                          clfold_type type)
+{
+    reference_value want;
+    reference_reduce(data, n, type, CLFOLD_PROD, &want, NULL);
+    for (size_t k = 0; k < r->n_kernels; k++) {
+        if (r->kernels[k] == CLFOLD_ATOMIC)
+            continue;
+        size_t blocks[2], n_blocks = (size_t)matrix_blocks(r->kernels[k], blocks);
+        for (size_t b = 0; b < n_blocks; b++) {
+            clfold_set_kernel(r->ctx, r->kernels[k], blocks[b]);
+            check_product_on(r->ctx, what, r->kernels[k], blocks[b], data, n, type, &want);
+        }
+    }
+    check_product_on(r->chunked, what, CLFOLD_AUTO, 0, data, n, type, &want);
+}
+
+static void test_ranges_type(struct run *r, clfold_type type, void *data, test_rng *rng)
+{
+    const size_t sizes[] = {2, 3, 33, 1000, 4097, 65537};
+    const char *names[] = {"alternating large and small factors", "large factors, then small ones",
+                           "large and small factors, shuffled"};
+    const double big = type == CLFOLD_HALF ? 0x1p13 : type == CLFOLD_FLOAT ? 0x1p100 : 0x1p1000;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        for (int layout = ALTERNATE; layout <= SHUFFLED; layout++) {
+            fill_range(data, n, type, (enum layout)layout, rng);
+            check_product(r, names[layout], data, n, type);
+            /* A zero anywhere: a signed zero, never NaN; then both zero and an infinity: NaN. */
+            size_t at = (size_t)rng_below(rng, n);
+            store_element(data, at, type, 0, rng_below(rng, 2) ? 0.0 : -0.0);
+            check_product(r, "a zero among them", data, n, type);
+            store_element(data, (at + 1) % n, type, 0, INFINITY);
+            check_product(r, "a zero and an infinity", data, n, type);
+        }
+        /* Products truly beyond the range: an infinity of the right sign, a zero. */
+        for (size_t i = 0; i < n; i++)
+            store_element(data, i, type, 0, big * (i % 3 == 0 ? 1.5 : 1.0));
+        check_product(r, "an overflowing product", data, n, type);
+        store_element(data, n / 2, type, 0, -big);
+        check_product(r, "a negative overflowing product", data, n, type);
+        for (size_t i = 0; i < n; i++)
+            store_element(data, i, type, 0, (i % 3 == 0 ? 1.5 : 1.0) / big);
+        check_product(r, "an underflowing product", data, n, type);
+        if (type == CLFOLD_HALF) /* the tests' halves are normal (float_to_half_exact) */
+            continue;
+        /* Subnormal factors, each with a large one: a product near 1. */
+        const int deep = type == CLFOLD_FLOAT ? 140 : 1070;
+        for (size_t i = 0; i < n; i++)
+            store_element(data, i, type, 0, i % 2 ? ldexp(1.25, -deep) : ldexp(0.75, deep - 1));
+        check_product(r, "subnormal factors", data, n, type);
+    }
+}
+
+static void test_ranges(struct run *r)
+{
+    const clfold_type types[] = {CLFOLD_FLOAT, CLFOLD_HALF, CLFOLD_DOUBLE};
+    test_rng rng = {UINT64_C(0x72616e6765)};
+    double *data = malloc(65537 * sizeof *data);
+    EXPECT(data != NULL, "out of memory");
+    for (size_t t = 0; data != NULL && t < sizeof types / sizeof types[0]; t++)
+        if (types[t] != CLFOLD_DOUBLE || r->has_fp64)
+            test_ranges_type(r, types[t], data, &rng);
+    free(data);
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     clfold_kernel chosen[N_KERNELS];
     size_t n_chosen = 0;
-    bool matrix = true, special = true;
+    bool matrix = true, special = true, ranges = true;
 
     for (int i = 1; i < argc; i++) {
         const char *name = argv[i];
-        if (strcmp(name, "--matrix") == 0) {
-            special = false;
-            continue;
-        }
-        if (strcmp(name, "--special") == 0) {
-            matrix = false;
+        if (strcmp(name, "--matrix") == 0 || strcmp(name, "--special") == 0 ||
+            strcmp(name, "--ranges") == 0) {
+            matrix = strcmp(name, "--matrix") == 0;
+            special = strcmp(name, "--special") == 0;
+            ranges = strcmp(name, "--ranges") == 0;
             continue;
         }
         if (!take_kernel_arg(argc, argv, &i, chosen, &n_chosen, N_KERNELS)) {
-            fprintf(stderr, "usage: %s [--matrix | --special] [--kernel NAME | NAME]...\n",
+            fprintf(stderr, "usage: %s [--matrix | --special | --ranges] [--kernel NAME | NAME]...\n",
                     argv[0]);
             return 2;
         }
@@ -320,6 +463,17 @@ int main(int argc, char **argv)
         unsigned long before = CHECKS_SO_FAR();
         test_special(&r);
         EXPECT_CHECKED(before, "the special values");
+    }
+    if (ranges) {
+        /* Settings are read at create: chunks of 4 KiB, so that 65537 values take many. */
+        setenv("CLFOLD_MAX_CHUNK_BYTES", "4096", 1);
+        r.chunked = test_context();
+        unsetenv("CLFOLD_MAX_CHUNK_BYTES");
+        unsigned long before = CHECKS_SO_FAR();
+        if (r.chunked != NULL)
+            test_ranges(&r);
+        EXPECT_CHECKED(before, "the products beyond the range");
+        clfold_destroy(r.chunked);
     }
     clfold_destroy(r.ctx);
     return test_finish("test_ops");

@@ -17,7 +17,8 @@
  *                 accuracies
  *   ACC_UT        its unsigned twin (integers), for wrapping arithmetic
  *   ACC_SIZE      sizeof(ACC_T)
- *   ACC_FLOAT     0 for integers, else the width of its float scalar (32, 64)
+ *   ACC_FLOAT     the width of ACC_T's float scalar (32, 64); 0 for integers
+ *                 and for the structured values of ACC_EXACT and ACC_SCALED
  *   ACC_LOWEST    least ACC_T value (identity of max)
  *   ACC_HIGHEST   greatest ACC_T value (identity of min)
  *   OP            OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR
@@ -31,6 +32,10 @@
  *   RESULT_SIZE   sizeof(RESULT_T)
  *   ACC_EXACT     1 when ACC_T is exact.cl's exact_t: the exact accuracy
  *                 (EXACT_WORDS, EXACT_LSB and EXACT_FPE are exact.cl's)
+ *   ACC_SCALED    1 for a float product (every tree path): ACC_T is an
+ *                 integer pair (int2 or long2) holding a significand of type
+ *                 ACC_SCALAR_T and an exponent of type EXPONENT_T (below)
+ *   EXPONENT_T    int or long: ACC_T's component type when ACC_SCALED
  * The host decides each of these (src/core/program.c builds the flags);
  * no kernel derives one from the others.
  */
@@ -78,6 +83,9 @@
 #ifndef ACC_EXACT
 #define ACC_EXACT 0
 #endif
+#ifndef ACC_SCALED
+#define ACC_SCALED 0
+#endif
 #ifndef EXACT_FPE
 #define EXACT_FPE 0
 #endif
@@ -104,8 +112,93 @@
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 
+#if ACC_SCALED
+/*
+ * A float product as a pair (m, e), the value m * 2^e: m is the product's
+ * significand, in [0.5, 1) in magnitude (or a zero, infinity or NaN), e an
+ * integer. A float product formed factor by factor overflows to infinity or
+ * underflows to zero on the way whenever a tree's order meets many large or
+ * many small factors together, and then infinity times zero gives NaN
+ * where the true product is 0 (SciPy's tables with zeros did). With the
+ * exponent apart, a product of two significands lies in [0.25, 1): it never
+ * overflows or underflows, whatever the order, and only the finished value
+ * (scaled_value) meets the type's range, once.
+ *
+ * ACC_T is an integer pair, m's bits in .x and e in .y, so that no device
+ * moves an exponent through a float register (a flushing move would zero an
+ * exponent that looks like a subnormal). Exponents add with saturation:
+ * int for half and float products, whose factors' exponents lie within
+ * -149..128, so that a partial product saturates only past 14 million
+ * factors at the ends of float's range (docs/accuracy.md); long for doubles.
+ */
+#if ACC_SIZE == 16
+#define SIGNIFICAND(v) as_double((v).x)
+#define SIGNIFICAND_BITS(m) as_long(m)
+/* The layout of a double, for the runs that split values from their bits. */
+#define SCALAR_BITS(x) as_ulong(x)
+#define FROM_SCALAR_BITS(b) as_double(b)
+#define MANTISSA_BITS 52
+#define EXPONENT_FIELD 0x7ffUL
+#define HALF_BITS 0x3fe0000000000000UL /* the exponent field of 0.5 */
+#define FIELD_OF_HALF 1022
+#define SUBNORMAL_SCALE 0x1p64
+#else
+#define SIGNIFICAND(v) as_float((v).x)
+#define SIGNIFICAND_BITS(m) as_int(m)
+#define SCALAR_BITS(x) as_uint(x)
+#define FROM_SCALAR_BITS(b) as_float(b)
+#define MANTISSA_BITS 23
+#define EXPONENT_FIELD 0xffu
+#define HALF_BITS 0x3f000000u
+#define FIELD_OF_HALF 126
+#define SUBNORMAL_SCALE 0x1p64f
+#endif
+#define SUBNORMAL_SHIFT 64 /* 2^64 takes any subnormal into the normal range */
+
+inline ACC_T scaled(ACC_SCALAR_T m, EXPONENT_T e)
+{
+    return (ACC_T)(SIGNIFICAND_BITS(m), e);
+}
+
+/*
+ * The pair of x * 2^e: frexp's split of x, m in [0.5, 1), taken from the
+ * bits (Oclgrind 21.10 cannot follow frexp's exponent pointer:
+ * tests/known-bugs/oclgrind_frexp_private.py). A subnormal is scaled into
+ * the normal range first; zeros, infinities and NaN stand as they are.
+ */
+inline ACC_T scaled_split(ACC_SCALAR_T x, EXPONENT_T e)
+{
+    if (((SCALAR_BITS(x) >> MANTISSA_BITS) & EXPONENT_FIELD) == 0 && x != 0) {
+        x *= SUBNORMAL_SCALE;
+        e = add_sat(e, (EXPONENT_T)-SUBNORMAL_SHIFT);
+    }
+    const EXPONENT_T field = (EXPONENT_T)((SCALAR_BITS(x) >> MANTISSA_BITS) & EXPONENT_FIELD);
+    if (field == 0 || field == (EXPONENT_T)EXPONENT_FIELD)
+        return scaled(x, e);
+    const ACC_SCALAR_T m = FROM_SCALAR_BITS((SCALAR_BITS(x) & ~(EXPONENT_FIELD << MANTISSA_BITS)) | HALF_BITS);
+    return scaled(m, add_sat(e, field - FIELD_OF_HALF));
+}
+
+inline ACC_T scaled_product(ACC_T a, ACC_T b)
+{
+    return scaled_split(SIGNIFICAND(a) * SIGNIFICAND(b), add_sat(a.y, b.y));
+}
+
+/*
+ * m * 2^e in the result type, rounded once (ldexp is exact, or rounds a
+ * subnormal once). Past 2^+-4096 every nonzero significand gives an
+ * infinity or a zero, so ldexp's int never overflows.
+ */
+inline ACC_SCALAR_T scaled_value(ACC_T v)
+{
+    return ldexp(SIGNIFICAND(v), (int)clamp(v.y, (EXPONENT_T)-4096, (EXPONENT_T)4096));
+}
+#endif
+
 #if ACC_EXACT
 #define IDENTITY exact_zero()
+#elif ACC_SCALED
+#define IDENTITY scaled(0.5, 1)
 #elif ACC_COMPENSATED
 #define IDENTITY ((ACC_T)((ACC_SCALAR_T)0, (ACC_SCALAR_T)0))
 #elif OP == OP_SUM || OP == OP_OR || OP == OP_XOR
@@ -146,7 +239,9 @@ inline void write_value(__global uchar *out, ulong at, size_t index, uint finish
 #elif ACC_EXACT
     vstore4(as_uchar4((uint)exact_round_bits(value)), 0, out + at);
 #else
-#if ACC_COMPENSATED
+#if ACC_SCALED
+    const ACC_SCALAR_T total = scaled_value(value);
+#elif ACC_COMPENSATED
     /* One rounding of the pair's exact sum; an infinite or NaN sum stands as it is. */
     const ACC_SCALAR_T total = isfinite(value.x) ? value.x + value.y : value.x;
 #else
@@ -163,11 +258,14 @@ inline void write_value(__global uchar *out, ulong at, size_t index, uint finish
 
 /*
  * An element as an accumulator value: (x, 0) for a compensated pair; an
- * exact state for the exact accuracy. TO_RUN(x): an element as a
- * work-item's run (run_t below) takes it: the accumulator value, or for an
- * exact sum with EXACT_FPE the element as a double, exactly.
+ * exact state for the exact accuracy; frexp's (significand, exponent) for a
+ * float product. TO_RUN(x): an element as a work-item's run (run_t below)
+ * takes it: the accumulator value; for an exact sum with EXACT_FPE the
+ * element as a double, exactly; for a float product the factor itself.
  */
-#if ACC_EXACT && EXACT_FPE && IN_SIZE == 8
+#if ACC_SCALED && !IN_IS_ACC
+#define TO_RUN(x) ((ACC_SCALAR_T)(x))
+#elif ACC_EXACT && EXACT_FPE && IN_SIZE == 8
 #define TO_RUN(x) (x)
 #elif ACC_EXACT && EXACT_FPE
 #define TO_RUN(x) exact_widen(x)
@@ -176,6 +274,8 @@ inline void write_value(__global uchar *out, ulong at, size_t index, uint finish
 #define TO_ACC(x) exact_of(TO_RUN(x))
 #elif ACC_EXACT
 #define TO_ACC(x) exact_of(x)
+#elif ACC_SCALED
+#define TO_ACC(x) scaled_split((ACC_SCALAR_T)(x), 0)
 #elif ACC_COMPENSATED
 #define TO_ACC(x) ((ACC_T)((ACC_SCALAR_T)(x), (ACC_SCALAR_T)0))
 #else
@@ -255,6 +355,8 @@ inline ACC_T combine(ACC_T a, ACC_T b)
 {
 #if ACC_EXACT
     return exact_merge(a, b);
+#elif ACC_SCALED
+    return scaled_product(a, b);
 #elif ACC_COMPENSATED
     const ACC_SCALAR_T s = a.x + b.x;
     return (ACC_T)(s, a.y + b.y + sum_error(a.x, b.x, s));
@@ -520,6 +622,40 @@ inline run_t run_fold(run_t run, ACC_T x)
 }
 
 inline ACC_T run_value(run_t run) { return run.sum + run.carry; }
+#elif ACC_SCALED && !IN_IS_ACC
+/*
+ * A float product's run multiplies its significand m, in [0.5, 1), by each
+ * factor as it is, and splits the product from its bits: |m| < 1, so the
+ * product cannot overflow, and where it is normal it has rounded exactly
+ * as scaled_product's product of significands does (the factor's power of
+ * two scales it exactly). Its exponent field then gives k, and the
+ * significand is its sign and mantissa under 0.5's exponent field: a mask
+ * and a shift, and no second split for the factor: with two splits per
+ * element (then frexp calls) H100 half products were 3.5x slower than
+ * sums. A zero, infinity or NaN product is the true product's (m times a
+ * finite factor cannot overflow) and stays as it is: a zero early in a run
+ * must not send every later factor down the slow path (it did, and bench
+ * data's products, with a zero every 1000 values, took 2.4x as long). Only
+ * a subnormal product, of a factor below about 2^-125, goes through
+ * scaled_product.
+ */
+typedef ACC_T run_t;
+
+inline run_t run_start(void) { return IDENTITY; }
+
+inline run_t run_fold(run_t run, ACC_SCALAR_T x)
+{
+    const ACC_SCALAR_T product = SIGNIFICAND(run) * x;
+    const EXPONENT_T field = (EXPONENT_T)((SCALAR_BITS(product) >> MANTISSA_BITS) & EXPONENT_FIELD);
+    if (field == 0 && product != 0)
+        return scaled_product(run, scaled_split(x, 0));
+    if (field == 0 || field == (EXPONENT_T)EXPONENT_FIELD)
+        return scaled(product, run.y); /* a zero, infinity or NaN product is one, and stays */
+    const ACC_SCALAR_T m = FROM_SCALAR_BITS((SCALAR_BITS(product) & ~(EXPONENT_FIELD << MANTISSA_BITS)) | HALF_BITS);
+    return scaled(m, add_sat(run.y, field - FIELD_OF_HALF));
+}
+
+inline ACC_T run_value(run_t run) { return run; }
 #else
 typedef ACC_T run_t;
 
@@ -528,8 +664,12 @@ inline run_t run_fold(run_t run, ACC_T x) { return combine(run, x); }
 inline ACC_T run_value(run_t run) { return run; }
 #endif
 
-/* Element i of the input as a run takes it (TO_RUN): load_in's value, or a double. */
-#if ACC_EXACT && EXACT_FPE && !IN_IS_ACC && IN_HALF
+/* Element i of the input as a run takes it (TO_RUN): load_in's value, a double, or a factor. */
+#if ACC_SCALED && !IN_IS_ACC && IN_HALF
+#define load_run(in, i) vload_half((i), (in))
+#elif ACC_SCALED && !IN_IS_ACC
+#define load_run(in, i) ((ACC_SCALAR_T)(in)[i])
+#elif ACC_EXACT && EXACT_FPE && !IN_IS_ACC && IN_HALF
 #define load_run(in, i) TO_RUN(vload_half((i), (in)))
 #elif ACC_EXACT && EXACT_FPE && !IN_IS_ACC
 #define load_run(in, i) TO_RUN((in)[i])

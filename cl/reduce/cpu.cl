@@ -42,15 +42,15 @@
 #define LANE_T double
 #define LANE_BITS_T CONCAT(ulong, VEC)
 #define AS_LANE_BITS CONCAT(as_, LANE_BITS_T)
+#else
+#define LANE_T ACC_SCALAR_T
+#endif
 /* The or of a vector's lanes, halving it with swizzles (not .lo/.hi: see gpu.cl's horizontal_sum). */
 #define OR_LANES2(v) ((v).s0 | (v).s1)
 #define OR_LANES4(v) OR_LANES2((v).s01 | (v).s23)
 #define OR_LANES8(v) OR_LANES4((v).s0123 | (v).s4567)
 #define OR_LANES16(v) OR_LANES8((v).s01234567 | (v).s89abcdef)
 #define OR_LANES CONCAT(OR_LANES, VEC)
-#else
-#define LANE_T ACC_SCALAR_T
-#endif
 #define VACC_T CONCAT(LANE_T, VEC)
 #define VLOAD CONCAT(vload, VEC)
 #define VSTORE CONCAT(vstore, VEC)
@@ -198,6 +198,102 @@ inline lanes_t lanes_fold(lanes_t lanes, VACC_T x, exact_t *spilled)
         }
     }
     return lanes;
+}
+#elif ACC_SCALED
+#define COMPENSATED_LANES 0
+/*
+ * Float products: per lane a significand m and an exponent, defs.cl's
+ * scaled pairs. frexp on vectors is slow in POCL 3.1 (2^24 float products
+ * took 6.4 ms with it, against 1.3 for a sum), so split() takes a value
+ * apart from its bits, as defs.cl's scaled_split does, without a branch.
+ *
+ * A float or double factor can reach either end of the range alone, so
+ * each one is split before it multiplies m. Then m only drifts: a factor
+ * in [0.5, 1) shrinks it by at most half, and after SPLIT_EVERY folds m is
+ * split too, long before it could leave the normal range. Halves span
+ * 2^-24 to 2^16: SPLIT_EVERY of them multiply into m as they are, and no
+ * product of four leaves float's normal range.
+ * The significands' products round exactly as defs.cl's scaled_product's.
+ */
+#define VEXPONENT_T CONCAT(EXPONENT_T, VEC)
+#define TO_VEXPONENT CONCAT(convert_, VEXPONENT_T)
+#define AS_VEXPONENT CONCAT(as_, VEXPONENT_T)
+/* MANTISSA_BITS, EXPONENT_FIELD, HALF_BITS, FIELD_OF_HALF, SUBNORMAL_*: defs.cl's. */
+#if ACC_SIZE == 16
+#define VBITS_T CONCAT(ulong, VEC)
+#else
+#define VBITS_T CONCAT(uint, VEC)
+#endif
+#define AS_VBITS CONCAT(as_, VBITS_T)
+#define AS_VACC CONCAT(as_, VACC_T)
+#if IN_HALF
+#define SPLIT_EVERY 4
+#else
+#define SPLIT_EVERY 64
+#endif
+
+typedef struct {
+    VACC_T m;
+    VEXPONENT_T k; /* exponents split off since the last split of m */
+    VEXPONENT_T e; /* the rest, saturated as defs.cl's pairs are */
+    uint folds;    /* since the last split of m */
+} lanes_t;
+
+inline lanes_t lanes_start(void)
+{
+    lanes_t lanes = {(VACC_T)0.5, (VEXPONENT_T)0, (VEXPONENT_T)1, 0};
+    return lanes;
+}
+
+/*
+ * x = m * 2^k, m in [0.5, 1) lane by lane, as frexp splits it. Subnormals
+ * are first scaled by 2^64 into the normal range; zeros, infinities and
+ * NaN pass as they are, with k = 0.
+ */
+inline VACC_T split(VACC_T x, VEXPONENT_T *k)
+{
+    const VEXPONENT_T subnormal = AS_VEXPONENT(((AS_VBITS(x) >> MANTISSA_BITS) & EXPONENT_FIELD) == 0);
+    x = select(x, x * SUBNORMAL_SCALE, subnormal);
+    const VBITS_T bits = AS_VBITS(x), field = (bits >> MANTISSA_BITS) & EXPONENT_FIELD;
+    const VEXPONENT_T special = AS_VEXPONENT((field == 0) | (field == EXPONENT_FIELD));
+    const VACC_T m = AS_VACC((bits & ~(EXPONENT_FIELD << MANTISSA_BITS)) | HALF_BITS);
+    *k = select(TO_VEXPONENT(field) - FIELD_OF_HALF + (subnormal & -SUBNORMAL_SHIFT), (VEXPONENT_T)0, special);
+    return select(m, x, special);
+}
+
+inline lanes_t lanes_split(lanes_t lanes)
+{
+    VEXPONENT_T k;
+    lanes.m = split(lanes.m, &k);
+    lanes.e = add_sat(lanes.e, lanes.k + k);
+    lanes.k = (VEXPONENT_T)0;
+    lanes.folds = 0;
+    return lanes;
+}
+
+inline lanes_t lanes_fold(lanes_t lanes, VACC_T x)
+{
+#if IN_HALF
+    lanes.m *= x;
+#else
+    VEXPONENT_T k;
+    lanes.m *= split(x, &k);
+    lanes.k += k;
+#endif
+    if (++lanes.folds == SPLIT_EVERY)
+        lanes = lanes_split(lanes);
+    return lanes;
+}
+
+inline void lanes_values(lanes_t lanes, ACC_T *values)
+{
+    ACC_SCALAR_T m[VEC];
+    EXPONENT_T e[VEC];
+    lanes = lanes_split(lanes);
+    VSTORE(lanes.m, 0, m);
+    VSTORE(lanes.e, 0, e);
+    for (int j = 0; j < VEC; j++)
+        values[j] = scaled(m[j], e[j]);
 }
 #elif RUN_CARRY || ACC_COMPENSATED
 #define COMPENSATED_LANES 1
@@ -362,12 +458,15 @@ inline VACC_T block_sum(__global const IN_T *in, size_t i)
 
 /*
  * What pads a short last vector: 0 for sums (also of pairs), -0 for exact
- * sums (which keep track of -0), else the identity.
+ * sums (which keep track of -0), 1 for float products (a lane's factor),
+ * else the identity.
  */
 #if ACC_EXACT
 #define PAD (-0.0)
 #elif ACC_COMPENSATED
 #define PAD ((ACC_SCALAR_T)0)
+#elif ACC_SCALED
+#define PAD ((ACC_SCALAR_T)1)
 #else
 #define PAD IDENTITY
 #endif

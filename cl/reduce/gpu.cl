@@ -255,8 +255,8 @@ void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global uc
     if (!last)
         return;
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#if ACC_EXACT
-    /* Exact states merge as they are: a run would take elements. */
+#if ACC_EXACT || ACC_SCALED
+    /* Exact states and scaled products merge as they are: a run would take elements. */
     value = IDENTITY;
     for (uint g = tid; g < groups; g += BLOCK_SIZE)
         value = combine(value, ((volatile __global ACC_T *)partials)[g]);

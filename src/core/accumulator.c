@@ -1,8 +1,8 @@
 /*
  * accumulator.c: the kernels' accumulator for a request, and the host's
  * side of it: folding partial values across chunks with the kernels' own
- * rules (wrapping integers, IEEE min/max, Neumaier pairs, exact states), and
- * finishing.
+ * rules (wrapping integers, IEEE min/max, Neumaier pairs, exact states,
+ * scaled products), and finishing.
  */
 #include "accumulator.h"
 
@@ -24,6 +24,8 @@ clfold_status accumulator_choose(clfold_context *ctx, clfold_type type, clfold_o
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
                     "the exact accuracy is for sums: a correctly rounded product would need "
                     "the exact product of every element (docs/accuracy.md)");
+    if (op == CLFOLD_PROD && is_float && kernel != CLFOLD_ATOMIC)
+        acc->scaled = true;
     if (op != CLFOLD_SUM || !is_float)
         return CLFOLD_SUCCESS;
     if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && kernel == CLFOLD_ATOMIC)
@@ -47,7 +49,7 @@ size_t accumulator_size(const struct accumulator *acc)
 {
     if (acc->exact)
         return exact_state_bytes(acc->exact_format);
-    return type_info(acc->scalar)->size * (acc->compensated ? 2 : 1);
+    return type_info(acc->scalar)->size * (acc->compensated || acc->scaled ? 2 : 1);
 }
 
 /* ---- folding on the host --------------------------------------------------- */
@@ -170,12 +172,70 @@ static void fold_pair(bool wide, void *total, const void *part)
     }
 }
 
+/*
+ * defs.cl's scaled_product: the significands' product split by frexp, the
+ * exponents added with saturation. The significands multiply in their own
+ * type, as on the device (a double product of two floats would not round).
+ */
+static int64_t add_saturated(int64_t a, int64_t b, int64_t lowest, int64_t highest)
+{
+    if (b > 0 && a > highest - b)
+        return highest;
+    if (b < 0 && a < lowest - b)
+        return lowest;
+    return a + b;
+}
+
+static void fold_scaled(bool wide, void *total, const void *part)
+{
+    int k = 0;
+    if (wide) {
+        struct { double m; int64_t e; } a, b;
+        memcpy(&a, total, sizeof a);
+        memcpy(&b, part, sizeof b);
+        double m = frexp(a.m * b.m, &k);
+        a.e = add_saturated(a.e, b.e, INT64_MIN, INT64_MAX);
+        if (isfinite(m))
+            a.e = add_saturated(a.e, k, INT64_MIN, INT64_MAX);
+        a.m = m;
+        memcpy(total, &a, sizeof a);
+    } else {
+        struct { float m; int32_t e; } a, b;
+        memcpy(&a, total, sizeof a);
+        memcpy(&b, part, sizeof b);
+        float m = frexpf(a.m * b.m, &k);
+        a.e = (int32_t)add_saturated(a.e, b.e, INT32_MIN, INT32_MAX);
+        if (isfinite(m))
+            a.e = (int32_t)add_saturated(a.e, k, INT32_MIN, INT32_MAX);
+        a.m = m;
+        memcpy(total, &a, sizeof a);
+    }
+}
+
+/* defs.cl's scaled_value: m * 2^e, rounded once. */
+static void finish_scaled(bool wide, const void *value, void *result)
+{
+    if (wide) {
+        struct { double m; int64_t e; } v;
+        memcpy(&v, value, sizeof v);
+        double r = ldexp(v.m, (int)(v.e < -4096 ? -4096 : v.e > 4096 ? 4096 : v.e));
+        memcpy(result, &r, 8);
+    } else {
+        struct { float m; int32_t e; } v;
+        memcpy(&v, value, sizeof v);
+        float r = ldexpf(v.m, v.e < -4096 ? -4096 : v.e > 4096 ? 4096 : v.e);
+        memcpy(result, &r, 4);
+    }
+}
+
 void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, const void *part)
 {
     const struct type_info *info = type_info(acc->scalar);
     bool wide = acc->scalar == CLFOLD_DOUBLE;
     if (acc->exact)
         exact_state_merge(acc->exact_format, total, part);
+    else if (acc->scaled)
+        fold_scaled(wide, total, part);
     else if (info->float_bits == 0)
         fold_integer(info, op, total, part);
     else if (acc->compensated)
@@ -191,6 +251,10 @@ void accumulator_finish(const struct accumulator *acc, const void *value, void *
     double sum;
     if (acc->exact) {
         exact_state_round(acc->exact_format, acc->result, value, result);
+        return;
+    }
+    if (acc->scaled) {
+        finish_scaled(acc->scalar == CLFOLD_DOUBLE, value, result);
         return;
     }
     if (!acc->compensated && acc->scalar == acc->result) {

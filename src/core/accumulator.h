@@ -1,7 +1,8 @@
 /*
  * accumulator.h: what a reduction's kernels accumulate in, which can differ
  * from what the caller receives: a float sum in the compensated mode carries
- * (sum, carry) pairs, in the fp64 mode a double. The kernels finish the
+ * (sum, carry) pairs, in the fp64 mode a double; a float product carries
+ * its exponent apart. The kernels finish the
  * last value into the result (write_value in cl/core/defs.cl); the host folds
  * and finishes only the values of a large host array's chunks.
  */
@@ -22,6 +23,9 @@ struct accumulator {
                             compensation (every tree path at the default and fp64
                             accuracies; never the atomic baseline) */
     bool exact;          /* an exact sum's state (cl/core/exact.cl) */
+    bool scaled;         /* a float product's (significand, exponent) pairs, int32
+                            exponents for half and float, int64 for double
+                            (cl/core/defs.cl); never the atomic baseline */
     struct exact_format exact_format;
 };
 

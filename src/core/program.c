@@ -23,7 +23,10 @@ static bool append(char *buf, size_t cap, const char *format, ...)
     return written >= 0 && (size_t)written < cap - used;
 }
 
-/* ACC_*: the accumulator, a scalar or a (sum, carry) pair of scalars; RESULT_*: what it finishes as. */
+/*
+ * ACC_*: the accumulator, a scalar, a (sum, carry) pair of scalars, an
+ * exact state or a scaled product; RESULT_*: what it finishes as.
+ */
 /*
  * An exact sum's state (cl/core/exact.cl): its words and unit, whether runs
  * add in doubles first, which needs the device's fp64, and whether floats
@@ -40,6 +43,24 @@ static bool append_exact_flags(const struct clfold_context *ctx, char *buf, size
                   accumulator_size(acc), acc->exact_format.words, acc->exact_format.lsb,
                   ctx->caps.has_fp64 ? 1 : 0, ctx->caps.float_denormals ? 0 : 1, result->cl_name,
                   result->size);
+}
+
+/*
+ * A float product's (significand, exponent) pairs (cl/core/defs.cl's
+ * scaled pairs): an integer pair whose first component holds the
+ * significand's bits.
+ */
+static bool append_scaled_flags(char *buf, size_t cap, const struct accumulator *acc,
+                                const char **acc_name)
+{
+    const struct type_info *scalar = type_info(acc->scalar);
+    bool wide = acc->scalar == CLFOLD_DOUBLE;
+    *acc_name = wide ? "long2" : "int2";
+    return append(buf, cap,
+                  " -DACC_T=%s -DACC_SIZE=%zu -DACC_FLOAT=0 -DACC_SCALED=1 -DACC_SCALAR_T=%s"
+                  " -DEXPONENT_T=%s -DRESULT_T=%s -DRESULT_SIZE=%zu",
+                  *acc_name, accumulator_size(acc), scalar->cl_name, wide ? "long" : "int",
+                  scalar->cl_name, scalar->size);
 }
 
 static bool append_accumulator_flags(char *buf, size_t cap, const struct accumulator *acc,
@@ -102,6 +123,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     bool ok = append(buf, cap, "-DOP=%s", op_define(config->op));
     if (config->acc.exact)
         ok = ok && append_exact_flags(ctx, buf, cap, &config->acc, &acc_name);
+    else if (config->acc.scaled)
+        ok = ok && append_scaled_flags(buf, cap, &config->acc, &acc_name);
     else
         ok = ok && append_accumulator_flags(buf, cap, &config->acc, &acc_name);
     ok = ok && append_input_flags(buf, cap, config, acc_name);

@@ -121,17 +121,23 @@ clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clf
     if (is_float_type(type)) {
         long double acc = op == CLFOLD_SUM ? 0.0L : op == CLFOLD_PROD ? 1.0L
                         : op == CLFOLD_MIN ? INFINITY : -INFINITY;
+        long exponent = 0; /* products: acc * 2^exponent, so that no partial product overflows */
         for (size_t i = 0; i < n; i++) {
             long double x = reference_element(data, i, type);
-            if (op == CLFOLD_SUM)
+            if (op == CLFOLD_SUM) {
                 acc += x;
-            else if (op == CLFOLD_PROD)
-                acc *= x;
-            else
+            } else if (op == CLFOLD_PROD) {
+                int k = 0;
+                acc = frexpl(acc * x, &k);
+                exponent += isfinite(acc) ? k : 0;
+            } else {
                 acc = fold_min_max(acc, x, op);
+            }
             if (sum_abs != NULL && op == CLFOLD_SUM)
                 *sum_abs += fabsl(x);
         }
+        if (op == CLFOLD_PROD) /* long double's range holds any float or double result */
+            acc = ldexpl(acc, exponent < -20000 ? -20000 : exponent > 20000 ? 20000 : (int)exponent);
         store_float(result, acc, result_type);
         return CLFOLD_SUCCESS;
     }
@@ -214,8 +220,9 @@ long double reference_tolerance(clfold_type type, clfold_op op, clfold_accuracy 
         return 0;
     long double u = result == CLFOLD_DOUBLE ? ldexpl(1, -53) : ldexpl(1, -24);
     long double levels = n > 1 ? ceill(log2l((long double)n)) : 0;
-    if (op == CLFOLD_PROD)
-        return ((long double)n + 1) * u * fabsl(exact);
+    if (op == CLFOLD_PROD) /* and half the smallest subnormal, for a result that is one */
+        return ((long double)n + 1) * u * fabsl(exact) +
+               ldexpl(1, result == CLFOLD_DOUBLE ? -1075 : -150);
     if (sequential)
         return ((long double)n + 1) * u * sum_abs;
     if (accuracy == CLFOLD_ACCURACY_EXACT) /* half an ulp, and the long double reference's own error */

@@ -63,7 +63,9 @@ float reference_half_to_float(uint16_t bits);
  *   sums, exact:  u|S| / 2 + (n + 1) 2^-64 A, the second term for this
  *     long double reference's own error (tests/test_exact.c checks bits)
  *   sums in sequential order (host loop, atomic baseline):  (n + 1) u A
- *   products, any order:  (n + 1) u |exact|
+ *   products, any order:  (n + 1) u |exact| + half the smallest subnormal
+ *     (2^-150, 2^-1075); the atomic baseline's products may overflow on
+ *     the way, and are held to this only on data where they cannot
  *   min, max and integers: exact, 0.
  */
 long double reference_tolerance(clfold_type type, clfold_op op, clfold_accuracy accuracy,
