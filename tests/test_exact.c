@@ -18,6 +18,8 @@
  *                             and the non-blocking call, against the blocking one
  *   test_exact --refusals     products, the atomic baseline, blocks beyond
  *                             the device's local memory
+ *   test_exact --big-halves   2^32 + 1000 halves, in 1 GiB host chunks and
+ *                             on the auto path (8.6 GB of host memory)
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <float.h>
@@ -490,6 +492,76 @@ static int run_tenth(void)
     return test_finish("test_exact --tenth");
 }
 
+/*
+ * 2^32 + 1000 halves (8.6 GB): past 2^32 elements, through the host's
+ * chunks (of at most 1 GiB here, so on every device) and through the auto
+ * path as the device takes it. Sixteen finite half values, paired +-v, are
+ * laid out by a hash of the index, and 1024.0 is planted past element 2^32:
+ * the reference adds each value once, times its count. Exits 77 (skipped)
+ * without the memory.
+ */
+static const uint16_t BIG_VALUES[16] = {
+    0x3c00, 0xbc00, 0x7bff, 0xfbff, /* +-1, +-65504 */
+    0x2e66, 0xae66, 0x0001, 0x8001, /* +-0.1, +-2^-24 (subnormal) */
+    0x3555, 0xb555, 0x4248, 0xc248, /* +-1/3, +-3.14 */
+    0x0400, 0x83ff, 0x5640, 0xd640, /* 2^-14, -(largest subnormal), +-100 */
+};
+
+static int run_big_halves(void)
+{
+    const size_t n = ((size_t)1 << 32) + 1000, planted_at = ((size_t)1 << 32) + 7;
+    const uint16_t planted = 0x6400; /* 1024.0 */
+    uint16_t *data = malloc(n * sizeof *data);
+    if (data == NULL) {
+        printf("test_exact --big-halves: no memory for %zu halves: skipped\n", n);
+        return TEST_SKIP;
+    }
+    uint64_t count[16] = {0};
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = (unsigned)(((uint64_t)i * UINT64_C(0x9e3779b97f4a7c15)) >> 60);
+        data[i] = BIG_VALUES[v];
+        count[v]++;
+    }
+    count[((uint64_t)planted_at * UINT64_C(0x9e3779b97f4a7c15)) >> 60]--;
+    data[planted_at] = planted;
+    struct exact_reference *r = calloc(1, sizeof *r);
+    EXPECT(r != NULL, "no memory for the reference");
+    if (r == NULL) {
+        free(data);
+        return test_finish("test_exact --big-halves");
+    }
+    r->lsb = -149;
+    r->seen = r->not_neg_zero = true;
+    for (int v = 0; v <= 16; v++) {
+        uint16_t bits = v < 16 ? BIG_VALUES[v] : planted;
+        uint64_t times = v < 16 ? count[v] : 1, m = bits & 0x3ffu;
+        int field = (bits >> 10) & 0x1f;
+        if (field != 0)
+            m |= 0x400u;
+        reference_add(r, bits >> 15, m * times, (field == 0 ? 1 : field) - 15 - 10);
+    }
+    struct data_set set = {"2^32 + 1000 halves", n, data};
+    uint64_t want = reference_bits(r, CLFOLD_FLOAT);
+    free(r);
+
+    /* Settings are read at create: chunks of at most 1 GiB, whatever the device's largest buffer. */
+    setenv("CLFOLD_MAX_CHUNK_BYTES", "1073741824", 1);
+    clfold_context *chunked = test_context();
+    unsetenv("CLFOLD_MAX_CHUNK_BYTES");
+    clfold_context *ctx = test_context();
+    if (chunked != NULL && ctx != NULL) {
+        EXPECT_STATUS(chunked, clfold_set_accuracy(chunked, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+        EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+        check_one(chunked, &set, CLFOLD_HALF, want, "chunks of 1 GiB");
+        check_one(ctx, &set, CLFOLD_HALF, want, "auto");
+    }
+    EXPECT(chunked != NULL && ctx != NULL, "no context");
+    clfold_destroy(chunked);
+    clfold_destroy(ctx);
+    free(data);
+    return test_finish("test_exact --big-halves");
+}
+
 /* Chunked host arrays and the non-blocking call give the blocking call's bits. */
 static int run_chunks(void)
 {
@@ -605,6 +677,8 @@ int main(int argc, char **argv)
         return run_chunks();
     if (argc == 2 && strcmp(argv[1], "--refusals") == 0)
         return run_refusals();
-    fprintf(stderr, "usage: test_exact --cases TYPE | --tenth | --chunks | --refusals\n");
+    if (argc == 2 && strcmp(argv[1], "--big-halves") == 0)
+        return run_big_halves();
+    fprintf(stderr, "usage: test_exact --cases TYPE | --tenth | --chunks | --refusals | --big-halves\n");
     return 2;
 }
