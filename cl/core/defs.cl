@@ -231,7 +231,18 @@ inline ACC_SCALAR_T scaled_value(ACC_T v)
 inline void write_value(__global uchar *out, ulong at, size_t index, uint finish, ACC_T value)
 {
     if (!finish) {
+#if ACC_EXACT
+        /*
+         * Word by word: a state copied whole from local memory compiled to a
+         * memmove, which Oclgrind 21.10's --uninitialized cannot follow.
+         */
+        __global exact_t *to = (__global exact_t *)(out + at) + index;
+        for (int w = 0; w < EXACT_WORDS; w++)
+            to->word[w] = value.word[w];
+        to->flags = value.flags;
+#else
         ((__global ACC_T *)(out + at))[index] = value;
+#endif
         return;
     }
 #if ACC_EXACT && RESULT_SIZE == 8

@@ -9,6 +9,18 @@
  * kernel over the partial values until one is left.
  */
 
+/*
+ * Element i of in[offset ..], or the identity past the end n, as a private
+ * value: the conditional stored straight into local memory compiled to a
+ * global-to-local memmove for exact states, which Oclgrind 21.10's
+ * --uninitialized cannot follow ("Unsupported intrinsic llvm.memmove").
+ */
+inline ACC_T load_leaf(__global const IN_T *in, ulong offset, ulong n, size_t i)
+{
+    const ACC_T value = i < n ? load_in(in, offset + i) : IDENTITY;
+    return value;
+}
+
 /* K1: interleaved addressing; `tid % (2*s)` makes the branch divergent. */
 __kernel void reduce_k1(__global const IN_T *in, ulong offset, ulong n,
                         __global uchar *out, ulong at, uint finish,
@@ -18,7 +30,7 @@ __kernel void reduce_k1(__global const IN_T *in, ulong offset, ulong n,
     const uint block = get_local_size(0);
     const size_t i = get_global_id(0);
 
-    sdata[tid] = i < n ? load_in(in, offset + i) : IDENTITY;
+    sdata[tid] = load_leaf(in, offset, n, i);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = 1; s < block; s *= 2) {
         if (tid % (2 * s) == 0)
@@ -38,7 +50,7 @@ __kernel void reduce_k2(__global const IN_T *in, ulong offset, ulong n,
     const uint block = get_local_size(0);
     const size_t i = get_global_id(0);
 
-    sdata[tid] = i < n ? load_in(in, offset + i) : IDENTITY;
+    sdata[tid] = load_leaf(in, offset, n, i);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = 1; s < block; s *= 2) {
         const uint index = 2 * s * tid;
@@ -82,7 +94,7 @@ __kernel void reduce_k3(__global const IN_T *in, ulong offset, ulong n,
     const uint tid = get_local_id(0);
     const size_t i = get_global_id(0);
 
-    sdata[tid] = i < n ? load_in(in, offset + i) : IDENTITY;
+    sdata[tid] = load_leaf(in, offset, n, i);
     barrier(CLK_LOCAL_MEM_FENCE);
     const ACC_T value = fold_sequential(sdata, tid, get_local_size(0));
     if (tid == 0)
