@@ -780,7 +780,7 @@ static void test_settings(void)
         {"CLFOLD_GPU_SHAPE", "-512:4:4:256"}, {"CLFOLD_GPU_ONE_LAUNCH", "no"},
         {"CLFOLD_NO_WARP_SHUFFLE", "yes"},   {"CLFOLD_MAX_CHUNK_BYTES", "4k"},
         {"CLFOLD_MAX_CHUNK_BYTES", "0"},     {"CLFOLD_MAX_CHUNK_BYTES", "99999999999999999999999"},
-        {"CLFOLD_MAX_CHUNK_BYTES", "-1"},
+        {"CLFOLD_MAX_CHUNK_BYTES", "-1"},    {"CLFOLD_DENORMS_ARE_ZERO", "on"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_refused_setting(bad[i][0], bad[i][1]);

@@ -186,7 +186,8 @@ clfold_status device_read_caps(clfold_context *ctx)
     GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, caps->preferred_float_lanes);
     GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, caps->preferred_double_lanes);
     GET_INFO(CL_DEVICE_SINGLE_FP_CONFIG, float_config);
-    caps->float_denormals = (float_config & CL_FP_DENORM) != 0;
+    /* CLFOLD_DENORMS_ARE_ZERO builds with -cl-denorms-are-zero: then no device keeps them. */
+    caps->float_denormals = (float_config & CL_FP_DENORM) != 0 && !ctx->settings.denorms_are_zero;
     CHECK_CL(clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size),
              "CL_DEVICE_EXTENSIONS");
     extensions = malloc(size + 1);

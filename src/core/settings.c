@@ -125,6 +125,7 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     CHECK(read_gpu_tuning(ctx, &settings->gpu));
     CHECK(read_switch(ctx, "CLFOLD_GPU_ONE_LAUNCH", &settings->gpu_one_launch));
     CHECK(read_switch(ctx, "CLFOLD_NO_WARP_SHUFFLE", &no_warp_shuffle));
+    CHECK(read_switch(ctx, "CLFOLD_DENORMS_ARE_ZERO", &settings->denorms_are_zero));
     settings->warp_shuffle = !no_warp_shuffle;
 cleanup:
     return status;

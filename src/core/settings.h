@@ -32,6 +32,8 @@ struct settings {
     bool gpu_one_launch;       /* CLFOLD_GPU_ONE_LAUNCH=0|1 (default 1; only NVIDIA can) */
     bool warp_shuffle;         /* CLFOLD_NO_WARP_SHUFFLE set: false (default true; only NVIDIA can) */
     char *kernel_dir;          /* CLFOLD_KERNEL_DIR: kernels from this folder; NULL if unset or "" */
+    bool denorms_are_zero;     /* CLFOLD_DENORMS_ARE_ZERO=0|1: build with -cl-denorms-are-zero and
+                                  take the device as flushing float subnormals (a test switch) */
 };
 
 struct clfold_context;
