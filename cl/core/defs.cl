@@ -507,7 +507,9 @@ inline ACC_T fold_tree(__local ACC_T *sdata, uint tid, uint block)
  * An exact sum of the caller's elements adds them into doubles first
  * (exact.cl says why). Every other fold just combines.
  */
-#if ACC_EXACT && EXACT_FPE && !IN_IS_ACC
+/* An exact sum's runs over the caller's elements add in doubles first (below). */
+#define EXACT_RUNS (ACC_EXACT && EXACT_FPE && !IN_IS_ACC)
+#if EXACT_RUNS
 /*
  * s0 + s1 + s2 + rest is the run's exact sum. For floats and halves s0
  * takes every element; its rounding error, when there is one, goes to s1,
@@ -583,6 +585,36 @@ inline run_t run_fold(run_t run, double x)
             run.s2 = u;
             if (g != 0.0)
                 exact_add_double(&run.rest, g);
+        }
+    }
+#endif
+    return run;
+}
+
+/*
+ * run_fold as far as the doubles go: where an element or an error would
+ * need the words, it sets *trouble instead, and the run it returns is not
+ * to be used (gpu.cl redoes the step with run_fold).
+ */
+inline run_t run_fold_fast(run_t run, double x, uint *trouble)
+{
+    run.rest.flags |= EXACT_SEEN;
+#if EXACT_LSB < -149
+    const double s = run.s0 + x, e = two_sum_error(run.s0, x, s);
+    const double t = run.s1 + e, f = two_sum_error(run.s1, e, t);
+    run.s0 = s;
+    run.s1 = t;
+    *trouble |= (uint)EXACT_TOO_BIG(x) | (uint)(f != 0.0);
+#else
+    const double s = run.s0 + x, e = sum_error_exact(run.s0, x, s);
+    run.s0 = s;
+    if (e != 0.0) {
+        const double t = run.s1 + e, f = sum_error_exact(run.s1, e, t);
+        run.s1 = t;
+        if (f != 0.0) {
+            const double u = run.s2 + f, g = sum_error_exact(run.s2, f, u);
+            run.s2 = u;
+            *trouble |= (uint)(g != 0.0);
         }
     }
 #endif

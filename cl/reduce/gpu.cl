@@ -54,7 +54,10 @@ inline float half_bits_to_float(uint bits)
 }
 
 /* Folds each component of a vector, in order, into a run. */
-#define FOLD2(run, v, CONVERT) run = run_fold(run_fold(run, CONVERT((v).s0)), CONVERT((v).s1))
+#ifndef RUN_FOLD
+#define RUN_FOLD run_fold /* fold_vector_fast (below) folds with run_fold_fast */
+#endif
+#define FOLD2(run, v, CONVERT) run = RUN_FOLD(RUN_FOLD(run, CONVERT((v).s0)), CONVERT((v).s1))
 #define FOLD4(run, v, CONVERT) FOLD2(run, (v).s01, CONVERT); FOLD2(run, (v).s23, CONVERT)
 #define FOLD8(run, v, CONVERT) FOLD4(run, (v).s0123, CONVERT); FOLD4(run, (v).s4567, CONVERT)
 #define FOLD16(run, v, CONVERT) FOLD8(run, (v).s01234567, CONVERT); FOLD8(run, (v).s89abcdef, CONVERT)
@@ -138,6 +141,31 @@ inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
     return run;
 }
 
+#if EXACT_RUNS && VEC > 1
+/*
+ * fold_vector without the words: run_fold_fast (defs.cl) sets `trouble`
+ * where an element or an error would need them, and the caller then redoes
+ * the whole unrolled step with fold_vector. The hot loop then holds no
+ * path into the words: with one at every fold, 2^27 exact doubles took
+ * 0.89 ms on the H100, against 0.42 without (bench/results/exact-h100.txt).
+ */
+#undef RUN_FOLD
+#define RUN_FOLD(run, x) run_fold_fast((run), (x), trouble)
+inline run_t fold_vector_fast(run_t run, __global const IN_T *in, size_t element, uint *trouble)
+{
+#if IN_HALF
+    const CONCAT(ushort, VEC) bits = CONCAT(as_ushort, VEC)(*(__global const uint4 *)(in + element));
+    FOLD_VEC(run, convert_uint8(bits), HALF_TO_RUN);
+#else
+    const VIN_T values = *(__global const VIN_T *)(in + element);
+    FOLD_VEC(run, values, TO_RUN);
+#endif
+    return run;
+}
+#undef RUN_FOLD
+#define RUN_FOLD run_fold
+#endif
+
 /* Shuffles need whole warps: groups of 64 or more. */
 #define GROUP_SHUFFLE (WARP_SHUFFLE && BLOCK_SIZE >= 64)
 
@@ -191,9 +219,22 @@ inline ACC_T fold_slice(__global const IN_T *in, ulong offset, ulong n, ulong he
 
     size_t v = id;
     for (; v + (UNROLL - 1) * threads < vectors; v += UNROLL * threads) {
+#if EXACT_RUNS && VEC > 1
+        const run_t before = run;
+        uint trouble = 0;
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            run = fold_vector_fast(run, in, first + (v + u * threads) * VEC, &trouble);
+        if (trouble) {
+            run = before;
+            for (int u = 0; u < UNROLL; u++)
+                run = fold_vector(run, in, first + (v + u * threads) * VEC);
+        }
+#else
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
             run = fold_vector(run, in, first + (v + u * threads) * VEC);
+#endif
     }
     for (; v < vectors; v += threads)
         run = fold_vector(run, in, first + v * VEC);
