@@ -671,11 +671,9 @@ inline ACC_T run_value(run_t run) { return run.sum + run.carry; }
  * factor as it is, and splits the product from its bits: |m| < 1, so the
  * product cannot overflow, and where it is normal it has rounded exactly
  * as scaled_product's product of significands does (the factor's power of
- * two scales it exactly). Its exponent field then gives k, and the
- * significand is its sign and mantissa under 0.5's exponent field: a mask
- * and a shift, and no second split for the factor: with two splits per
- * element (then frexp calls) H100 half products were 3.5x slower than
- * sums. A zero, infinity or NaN product is the true product's (m times a
+ * two scales it exactly). scaled_split takes it apart from its bits, and
+ * the factor needs no split of its own: with two splits per element (then
+ * frexp calls) H100 half products were 3.5x slower than sums. A zero, infinity or NaN product is the true product's (m times a
  * finite factor cannot overflow) and stays as it is: a zero early in a run
  * must not send every later factor down the slow path (it did, and bench
  * data's products, with a zero every 1000 values, took 2.4x as long). Only
@@ -692,10 +690,7 @@ inline run_t run_fold(run_t run, ACC_SCALAR_T x)
     const EXPONENT_T field = (EXPONENT_T)((SCALAR_BITS(product) >> MANTISSA_BITS) & EXPONENT_FIELD);
     if (field == 0 && product != 0)
         return scaled_product(run, scaled_split(x, 0));
-    if (field == 0 || field == (EXPONENT_T)EXPONENT_FIELD)
-        return scaled(product, run.y); /* a zero, infinity or NaN product is one, and stays */
-    const ACC_SCALAR_T m = FROM_SCALAR_BITS((SCALAR_BITS(product) & ~(EXPONENT_FIELD << MANTISSA_BITS)) | HALF_BITS);
-    return scaled(m, add_sat(run.y, field - FIELD_OF_HALF));
+    return scaled_split(product, run.y); /* a zero, infinity or NaN stays as it is */
 }
 
 inline ACC_T run_value(run_t run) { return run; }
