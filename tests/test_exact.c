@@ -13,6 +13,11 @@
  *                             whole range, subnormals, overflow, infinities
  *                             and NaN, signed zeros; every kernel at blocks
  *                             1 to 256, and auto's CPU and GPU shapes
+ *   test_exact --long         2^23 + 4099 elements of each type, so that
+ *                             the auto paths' unrolled loops take them on any
+ *                             device (an H100's GPU shape needs millions):
+ *                             values that spill, signed zeros, infinities and
+ *                             NaN far into the array; auto and K7
  *   test_exact --tenth        10^8 x 0.1f on the auto path, 10^7 on K7
  *   test_exact --chunks       host arrays in many chunks (CLFOLD_MAX_CHUNK_BYTES)
  *                             and the non-blocking call, against the blocking one
@@ -239,6 +244,28 @@ static void set_planted(struct data_set *set, const struct layout *l, const char
 #define MAX_SETS 32
 
 /*
+ * Every value whose exponent field is above `field` cancelled by its
+ * negation at the mirrored place (in another work-item's run), so that the
+ * sum is that of the small ones: what the runs had to spill.
+ */
+static void cancel_large(const struct layout *l, struct data_set *set, int field)
+{
+    const uint64_t neg = UINT64_C(1) << (l->mant_bits + l->exp_bits);
+    for (size_t i = 0; i < set->n / 2; i++) {
+        size_t j = set->n - 1 - i;
+        uint64_t x = 0, y = 0;
+        memcpy(&x, (char *)set->data + l->size * i, l->size);
+        memcpy(&y, (char *)set->data + l->size * j, l->size);
+        if ((int)((x >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > field)
+            put_bits(l, set->data, j, x ^ neg);
+        else if ((int)((y >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > field)
+            put_bits(l, set->data, i, y ^ neg);
+    }
+    if (set->n % 2 == 1)
+        put_bits(l, set->data, set->n / 2, 0); /* the middle one has no mirror */
+}
+
+/*
  * The data sets of one type. P is its precision; `one` is 1.0; ulp and the
  * half ulp of 1 decide the ties.
  */
@@ -303,17 +330,7 @@ static size_t make_sets(const struct layout *l, struct data_set *sets, test_rng 
     set_init(&sets[s], l, "whole range, long runs", 300007);
     for (size_t i = 0; i < sets[s].n; i++)
         put_bits(l, sets[s].data, i, random_finite(l, rng, 0, 2 * emax));
-    for (size_t i = 0; i < sets[s].n / 2; i++) {
-        size_t j = sets[s].n - 1 - i;
-        uint64_t x = 0, y = 0;
-        memcpy(&x, (char *)sets[s].data + l->size * i, l->size);
-        memcpy(&y, (char *)sets[s].data + l->size * j, l->size);
-        if ((int)((x >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > emax / 4)
-            put_bits(l, sets[s].data, j, x ^ neg);
-        else if ((int)((y >> l->mant_bits) & ((1u << l->exp_bits) - 1)) > emax / 4)
-            put_bits(l, sets[s].data, i, y ^ neg);
-    }
-    put_bits(l, sets[s].data, sets[s].n / 2, 0); /* the middle one has no mirror */
+    cancel_large(l, &sets[s], emax / 4);
     s++;
     /*
      * Large values of one sign: for doubles just below 2^970, the largest
@@ -464,6 +481,70 @@ static int run_cases(clfold_type type)
         free(sets[d].data);
     clfold_destroy(ctx);
     return test_finish("test_exact --cases");
+}
+
+/*
+ * Long arrays: the GPU shape's unrolled loop starts only past three grid
+ * strides (3 * 270336 work-items * VEC elements on an H100), and folds
+ * each step apart from the elements one by one (gpu.cl), so specials and
+ * spills must be tested there, far into the array. Each set is mostly
+ * one filler, with a few values planted past the middle.
+ */
+#define LONG_N ((1u << 23) + 4099)
+
+static void set_long(struct data_set *set, const struct layout *l, const char *name, uint64_t filler,
+                     const uint64_t *planted, size_t count)
+{
+    set_init(set, l, name, LONG_N);
+    for (size_t i = 0; i < set->n; i++)
+        put_bits(l, set->data, i, filler);
+    for (size_t k = 0; k < count && set->n > 0; k++)
+        put_bits(l, set->data, LONG_N / 2 + 1000003 * k + 17, planted[k]);
+}
+
+static int run_long(void)
+{
+    clfold_context *ctx = test_context();
+    if (ctx == NULL)
+        return 1;
+    const bool fp64 = test_device_has_fp64(clfold_device(ctx));
+    const clfold_type types[] = {CLFOLD_HALF, CLFOLD_FLOAT, CLFOLD_DOUBLE};
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    for (size_t t = 0; t < 3; t++) {
+        if (types[t] == CLFOLD_DOUBLE && !fp64)
+            continue;
+        const struct layout l = layout_of(types[t]);
+        const int emax = (1 << (l.exp_bits - 1)) - 1;
+        const uint64_t neg = UINT64_C(1) << (l.mant_bits + l.exp_bits), zero = 0;
+        const uint64_t one = make_bits(&l, 0, 0, 0), inf = make_bits(&l, 0, emax + 1, 0);
+        const uint64_t third = make_bits(&l, 0, -2, UINT64_C(0x5555555555555) >> (52 - l.mant_bits));
+        test_rng rng = {41 + t};
+        struct data_set sets[8];
+        size_t n_sets = 0;
+        /* Every -0 is -0; one +0 among them makes +0. */
+        set_long(&sets[n_sets++], &l, "long: all -0", neg, NULL, 0);
+        set_long(&sets[n_sets++], &l, "long: -0 and one +0", neg, &zero, 1);
+        uint64_t one_inf[] = {inf, one | neg}, both_inf[] = {inf, inf | neg}, a_nan[] = {inf | 1};
+        set_long(&sets[n_sets++], &l, "long: 1/3 and +inf", third, one_inf, 2);
+        set_long(&sets[n_sets++], &l, "long: 1/3, +inf and -inf", third, both_inf, 2);
+        set_long(&sets[n_sets++], &l, "long: 1/3 and NaN", third, a_nan, 1);
+        /* Magnitudes across the range, every large one cancelled far away: the runs spill. */
+        struct data_set *range = &sets[n_sets++];
+        set_init(range, &l, "long: whole range, large cancelled", LONG_N);
+        for (size_t i = 0; i < range->n; i++)
+            put_bits(&l, range->data, i, random_finite(&l, &rng, 0, 2 * emax));
+        cancel_large(&l, range, emax / 4);
+        for (size_t d = 0; d < n_sets; d++) {
+            uint64_t want = exact_bits_of(types[t], sets[d].data, sets[d].n);
+            EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_AUTO, 0), CLFOLD_SUCCESS);
+            check_one(ctx, &sets[d], types[t], want, "auto");
+            EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_K7, 0), CLFOLD_SUCCESS);
+            check_one(ctx, &sets[d], types[t], want, "k7");
+            free(sets[d].data);
+        }
+    }
+    clfold_destroy(ctx);
+    return test_finish("test_exact --long");
 }
 
 /* n x 0.1f: a sum whose every addition rounds in float. */
@@ -671,6 +752,8 @@ int main(int argc, char **argv)
         }
         return run_cases(type);
     }
+    if (argc == 2 && strcmp(argv[1], "--long") == 0)
+        return run_long();
     if (argc == 2 && strcmp(argv[1], "--tenth") == 0)
         return run_tenth();
     if (argc == 2 && strcmp(argv[1], "--chunks") == 0)
@@ -679,6 +762,6 @@ int main(int argc, char **argv)
         return run_refusals();
     if (argc == 2 && strcmp(argv[1], "--big-halves") == 0)
         return run_big_halves();
-    fprintf(stderr, "usage: test_exact --cases TYPE | --tenth | --chunks | --refusals | --big-halves\n");
+    fprintf(stderr, "usage: test_exact --cases TYPE | --long | --tenth | --chunks | --refusals | --big-halves\n");
     return 2;
 }
