@@ -141,7 +141,7 @@ inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
     return run;
 }
 
-#if EXACT_RUNS && VEC > 1
+#if EXACT_RUNS && !IN_HALF && VEC > 1
 /*
  * fold_vector without the words: run_fold_fast (defs.cl) sets `trouble`
  * where an element or an error would need them, and the caller then redoes
@@ -153,17 +153,35 @@ inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
 #define RUN_FOLD(run, x) run_fold_fast((run), (x), trouble)
 inline run_t fold_vector_fast(run_t run, __global const IN_T *in, size_t element, uint *trouble)
 {
-#if IN_HALF
-    const CONCAT(ushort, VEC) bits = CONCAT(as_ushort, VEC)(*(__global const uint4 *)(in + element));
-    FOLD_VEC(run, convert_uint8(bits), HALF_TO_RUN);
-#else
     const VIN_T values = *(__global const VIN_T *)(in + element);
     FOLD_VEC(run, values, TO_RUN);
-#endif
     return run;
 }
 #undef RUN_FOLD
 #define RUN_FOLD run_fold
+#endif
+
+#if EXACT_RUNS && IN_HALF && VEC > 1
+/*
+ * Exact sums of halves need no error terms within a step. Every finite
+ * half is a multiple of 2^-24 below 2^16 in magnitude, and a double holds
+ * every multiple of 2^-24 below 2^29 exactly, so the plain double sum of up
+ * to HALVES_EXACT_IN_DOUBLE halves is their exact sum. fold_slice adds an
+ * unrolled step's halves so and folds only the step's sum into the run:
+ * one addition per half instead of an addition and its error. Infinities
+ * and NaN pass through the plain sum as through run_fold (NaN if any NaN or
+ * both infinities, else the infinity), and the sum, started at -0, stays
+ * -0 exactly when every half was -0.
+ */
+#define HALVES_EXACT_IN_DOUBLE 8192
+
+/* sum plus the VEC halves from `element`, added pairwise: any order is exact, and pairs overlap. */
+inline double add_halves(double sum, __global const IN_T *in, size_t element)
+{
+    const uint8 bits = convert_uint8(as_ushort8(*(__global const uint4 *)(in + element)));
+    const double halves = PAIR_VEC(bits, HALF_TO_RUN); /* named: see fold_vector */
+    return sum + halves;
+}
 #endif
 
 /* Shuffles need whole warps: groups of 64 or more. */
@@ -219,7 +237,17 @@ inline ACC_T fold_slice(__global const IN_T *in, ulong offset, ulong n, ulong he
 
     size_t v = id;
     for (; v + (UNROLL - 1) * threads < vectors; v += UNROLL * threads) {
-#if EXACT_RUNS && VEC > 1
+#if EXACT_RUNS && IN_HALF && VEC > 1
+        double step = -0.0;
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            step = add_halves(step, in, first + (v + u * threads) * VEC);
+            if ((u + 1) % (HALVES_EXACT_IN_DOUBLE / VEC) == 0 || u + 1 == UNROLL) {
+                run = run_fold(run, step);
+                step = -0.0;
+            }
+        }
+#elif EXACT_RUNS && VEC > 1
         const run_t before = run;
         uint trouble = 0;
 #pragma unroll
