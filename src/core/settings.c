@@ -68,12 +68,12 @@ static clfold_status read_shape(clfold_context *ctx, enum auto_shape *shape)
 }
 
 /* BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB, four whole numbers; BLOCK a power of two. */
-static clfold_status read_gpu_tuning(clfold_context *ctx, struct gpu_tuning *gpu)
+static clfold_status read_gpu_tuning(clfold_context *ctx, bool *tuned, struct gpu_tuning *gpu)
 {
     const char *text = getenv("CLFOLD_GPU_SHAPE");
     unsigned long long parts[4];
     char copy[128];
-    *gpu = (struct gpu_tuning){512, 4, 4, 256};
+    *tuned = false;
     if (text == NULL || text[0] == '\0')
         return CLFOLD_SUCCESS;
     bool ok = strlen(text) < sizeof copy;
@@ -98,6 +98,7 @@ static clfold_status read_gpu_tuning(clfold_context *ctx, struct gpu_tuning *gpu
                     "(whole numbers, BLOCK a power of two, the first three above 0)", text);
     *gpu = (struct gpu_tuning){(unsigned)parts[0], (unsigned)parts[1], (unsigned)parts[2],
                                (unsigned)parts[3]};
+    *tuned = true;
     return CLFOLD_SUCCESS;
 }
 
@@ -122,7 +123,7 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     CHECK(read_text(ctx, "CLFOLD_KERNEL_DIR", &settings->kernel_dir));
     CHECK(read_chunk_bytes(ctx, &settings->max_chunk_bytes));
     CHECK(read_shape(ctx, &settings->shape));
-    CHECK(read_gpu_tuning(ctx, &settings->gpu));
+    CHECK(read_gpu_tuning(ctx, &settings->gpu_tuned, &settings->gpu));
     CHECK(read_switch(ctx, "CLFOLD_GPU_ONE_LAUNCH", &settings->gpu_one_launch));
     CHECK(read_switch(ctx, "CLFOLD_NO_WARP_SHUFFLE", &no_warp_shuffle));
     CHECK(read_switch(ctx, "CLFOLD_DENORMS_ARE_ZERO", &settings->denorms_are_zero));

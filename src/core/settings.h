@@ -16,9 +16,9 @@
 /* CLFOLD_AUTO_SHAPE: which shape the auto path takes. */
 enum auto_shape { AUTO_SHAPE_OF_DEVICE, AUTO_SHAPE_CPU, AUTO_SHAPE_GPU };
 
-/* CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB, the GPU shape's geometry. */
+/* CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB, the GPU shape's geometry (gpu_shape.c). */
 struct gpu_tuning {
-    unsigned block;            /* work-items a group, a power of two (default 512) */
+    unsigned block;            /* work-items a group, a power of two */
     unsigned groups_per_unit;  /* work-groups a compute unit */
     unsigned unroll;           /* 16-byte loads in flight a work-item */
     unsigned single_kib;       /* arrays of at most this many KiB take one group */
@@ -28,6 +28,7 @@ struct settings {
     char *device;              /* CLFOLD_DEVICE: the default selector; NULL if unset or "" */
     size_t max_chunk_bytes;    /* CLFOLD_MAX_CHUNK_BYTES: 0, the device's largest buffer */
     enum auto_shape shape;     /* CLFOLD_AUTO_SHAPE=cpu|gpu */
+    bool gpu_tuned;            /* CLFOLD_GPU_SHAPE is set: `gpu` replaces the shape's own choice */
     struct gpu_tuning gpu;     /* CLFOLD_GPU_SHAPE */
     bool gpu_one_launch;       /* CLFOLD_GPU_ONE_LAUNCH=0|1 (default 1; only NVIDIA can) */
     bool warp_shuffle;         /* CLFOLD_NO_WARP_SHUFFLE set: false (default true; only NVIDIA can) */

@@ -19,16 +19,42 @@ static unsigned gpu_vector(const clfold_context *ctx, clfold_type in)
 }
 
 /*
- * By default (settings.c) 512 work-items a group and four groups a compute
- * unit (2048 threads fill a Hopper SM), four 16-byte loads in flight each;
- * arrays of at most 256 KiB in one launch of one group, since a second
- * launch costs more than one compute unit takes to read them.
- * CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB overrides these,
- * a developer's knob for tuning on new hardware.
+ * The geometry, by what a work-item's run holds (measured on the H100,
+ * bench/results/exact-h100.txt). By default 512 work-items a group and
+ * four groups a compute unit (2048 threads fill a Hopper SM), four 16-byte
+ * loads in flight each; arrays of at most 256 KiB in one launch of one
+ * group, since a second launch costs more than one compute unit takes to
+ * read them.
  */
+static const struct gpu_tuning PLAIN_TUNING = {512, 4, 4, 256};
+/*
+ * Exact sums of halves and floats: the same grid, but one group only up to
+ * 32 KiB, because each of their elements costs more than a plain one's
+ * (2^16 floats: 0.0116 ms in 8 groups, 0.0176 in one).
+ */
+static const struct gpu_tuning EXACT_TUNING = {512, 4, 4, 32};
+/*
+ * Exact double sums: one group a compute unit, eight loads in flight each.
+ * Their work-items hold 35-word states and end with a fold of them; fewer,
+ * longer runs pay that less often: 2^27 doubles took 0.460 ms with four
+ * groups a unit and four loads, 0.389 with this (the default accuracy:
+ * 0.350), 2^20 0.056 against 0.036.
+ */
+static const struct gpu_tuning EXACT_DOUBLE_TUNING = {512, 1, 8, 256};
+
+/* CLFOLD_GPU_SHAPE where set (a developer's knob for tuning on new hardware), else the table above. */
+static const struct gpu_tuning *tuning_of(const clfold_context *ctx, const struct accumulator *acc)
+{
+    if (ctx->settings.gpu_tuned)
+        return &ctx->settings.gpu;
+    if (!acc->exact)
+        return &PLAIN_TUNING;
+    return acc->result == CLFOLD_DOUBLE ? &EXACT_DOUBLE_TUNING : &EXACT_TUNING;
+}
+
 clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
 {
-    const struct gpu_tuning *tune = &ctx->settings.gpu;
+    const struct gpu_tuning *tune = tuning_of(ctx, &job->config.acc);
     block = block != 0 ? block : tune->block;
     while (block > ctx->caps.max_work_group_size)
         block /= 2;
