@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU, torch and CuPy: clfold bench against
 # torch.sum and CuPy's sum (CUB) in the same run, float sums from 2^16 to
-# 2^28 with a plot; int8, int32, double and half at 2^28; a few shapes of
+# 2^28 with a plot; int8, int32, double and half at 2^28; exact sums against
+# the default accuracy, CUB's gpu_to_gpu and CuPy in one run; a few shapes of
 # the GPU path (CLFOLD_GPU_SHAPE) at 2^28; and the ladder with its auto row.
 # Writes at most 8 files to $OUT (default ./bench/out).
 #
@@ -37,6 +38,16 @@ for run in first second; do
     { time "$clfold" reduce -d "$gpu" tests/data/numpy_float32_2d.npy; } 2>&1 | tee -a "$out/bench.txt"
 done
 "$clfold" bench -d "$gpu" --sizes 2^16:2^28 -t float "${peers[@]}" --format json >"$out/bench-float.json" || status=1
+# Exact sums: what they cost against the default accuracy, and against the
+# reproducible and the plain CUB sums (docs/accuracy.md#exact-sums).
+for type_top in float:2^28 double:2^27 half:2^29; do
+    type=${type_top%%:*}
+    exact_peers=("${peers[@]:0:4}") # torch and CuPy; cub_peer takes float and double only
+    [ "$type" != half ] && exact_peers=("${peers[@]}")
+    "$clfold" bench -d "$gpu" --accuracy exact --sizes "2^16:${type_top#*:}" -t "$type" "${exact_peers[@]}" \
+        --peer "env CLFOLD=$clfold CLFOLD_DEVICE=$gpu bench/peers/clfold_peer.py default" |
+        tee -a "$out/exact.txt" || status=1
+done
 for shape in ${TUNE:+512:4:4:0 512:4:4:64 512:4:4:256 512:4:4:1024 1024:2:4:256}; do
     echo "CLFOLD_GPU_SHAPE=$shape" | tee -a "$out/tune.txt"
     CLFOLD_GPU_SHAPE=$shape "$clfold" bench -d "$gpu" --sizes 2^16,2^18,2^19,2^20,2^21,2^28 -t float |

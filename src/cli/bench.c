@@ -191,20 +191,51 @@ static bool auto_takes_cpu_shape(clfold_context *ctx, clfold_type type, const st
     return strcmp(device->type, "CPU") == 0;
 }
 
+/*
+ * The OpenCL loader's variables as the runner found them. Something in the
+ * process may rewrite them once OpenCL starts: on the lent H100 machine,
+ * OCL_ICD_FILENAMES="libpocl.so.2:libnvidia-opencl.so.1" became
+ * "libpocl.so.2", and a peer that uses OpenCL itself (clfold_peer.py) then
+ * found no NVIDIA device. Peers start with the values as found.
+ */
+static const char *const LOADER_VARIABLES[] = {"OCL_ICD_FILENAMES", "OCL_ICD_VENDORS"};
+#define N_LOADER_VARIABLES (sizeof LOADER_VARIABLES / sizeof LOADER_VARIABLES[0])
+
+static void loader_save(char **saved)
+{
+    for (size_t v = 0; v < N_LOADER_VARIABLES; v++) {
+        const char *value = getenv(LOADER_VARIABLES[v]);
+        saved[v] = value != NULL ? strdup(value) : NULL;
+    }
+}
+
+static void loader_restore(char **saved)
+{
+    for (size_t v = 0; v < N_LOADER_VARIABLES; v++) {
+        if (saved[v] != NULL)
+            setenv(LOADER_VARIABLES[v], saved[v], 1);
+        else
+            unsetenv(LOADER_VARIABLES[v]);
+        free(saved[v]);
+        saved[v] = NULL;
+    }
+}
+
 int command_bench(const struct cli_args *args)
 {
+    char *loader[N_LOADER_VARIABLES];
     struct bench_plan plan;
     struct bench_results results = {0};
     struct device_summary device;
     clfold_context *ctx = NULL, *plain = NULL;
     struct roofline *roofline = NULL;
+    loader_save(loader);
     int exit_status = bench_plan_parse(args, &plan);
-    if (exit_status != EXIT_OK)
-        return exit_status;
-    if ((exit_status = open_context(args, &plain)) != EXIT_OK)
-        return exit_status;
-    if ((exit_status = open_timed_beside(plain, &ctx)) != EXIT_OK) {
+    if (exit_status == EXIT_OK && (exit_status = open_context(args, &plain)) == EXIT_OK &&
+        (exit_status = open_timed_beside(plain, &ctx)) != EXIT_OK)
         clfold_destroy(plain);
+    if (exit_status != EXIT_OK) {
+        loader_restore(loader); /* frees the copies */
         return exit_status;
     }
     describe_device(clfold_device(ctx), &device);
@@ -213,6 +244,7 @@ int command_bench(const struct cli_args *args)
         int status = bench_type(ctx, plain, roofline, &plan, plan.types[t], &results);
         exit_status = status > exit_status ? status : exit_status;
     }
+    loader_restore(loader);
     for (int p = 0; p < args->n_peers; p++)
         bench_run_peer(args->peers[p], &plan, &results);
     bench_print(&device, &plan, &results, args->format);
