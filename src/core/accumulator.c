@@ -173,12 +173,41 @@ static void fold_pair(bool wide, void *total, const void *part)
 }
 
 /*
- * defs.cl's scaled_product: the significands' product split by frexp, the
- * exponents added with saturation. The significands multiply in their own
- * type, as on the device (a double product of two floats would not round).
+ * A float product's (significand, exponent) pair as the host holds it,
+ * whatever the kernels' widths: m as a double (a float widens exactly), e
+ * as an int64, saturated at the kernels' bounds (int32 for half and float).
  */
-static int64_t add_saturated(int64_t a, int64_t b, int64_t lowest, int64_t highest)
+struct scaled {
+    double m;
+    int64_t e;
+};
+
+static struct scaled scaled_load(bool wide, const void *value)
 {
+    if (wide) {
+        struct { double m; int64_t e; } v;
+        memcpy(&v, value, sizeof v);
+        return (struct scaled){v.m, v.e};
+    }
+    struct { float m; int32_t e; } v;
+    memcpy(&v, value, sizeof v);
+    return (struct scaled){v.m, v.e};
+}
+
+static void scaled_store(bool wide, struct scaled s, void *value)
+{
+    if (wide) {
+        struct { double m; int64_t e; } v = {s.m, s.e};
+        memcpy(value, &v, sizeof v);
+    } else {
+        struct { float m; int32_t e; } v = {(float)s.m, (int32_t)s.e};
+        memcpy(value, &v, sizeof v);
+    }
+}
+
+static int64_t add_saturated(bool wide, int64_t a, int64_t b)
+{
+    const int64_t lowest = wide ? INT64_MIN : INT32_MIN, highest = wide ? INT64_MAX : INT32_MAX;
     if (b > 0 && a > highest - b)
         return highest;
     if (b < 0 && a < lowest - b)
@@ -186,45 +215,38 @@ static int64_t add_saturated(int64_t a, int64_t b, int64_t lowest, int64_t highe
     return a + b;
 }
 
+/*
+ * defs.cl's scaled_product: the significands' product split by frexp, the
+ * exponents added with saturation. Float significands' product is rounded
+ * to float before the split, as on the device (in double it is exact, and
+ * a product that rounds up to a power of two must split as one).
+ */
 static void fold_scaled(bool wide, void *total, const void *part)
 {
+    struct scaled a = scaled_load(wide, total), b = scaled_load(wide, part);
     int k = 0;
-    if (wide) {
-        struct { double m; int64_t e; } a, b;
-        memcpy(&a, total, sizeof a);
-        memcpy(&b, part, sizeof b);
-        double m = frexp(a.m * b.m, &k);
-        a.e = add_saturated(a.e, b.e, INT64_MIN, INT64_MAX);
-        if (isfinite(m))
-            a.e = add_saturated(a.e, k, INT64_MIN, INT64_MAX);
-        a.m = m;
-        memcpy(total, &a, sizeof a);
-    } else {
-        struct { float m; int32_t e; } a, b;
-        memcpy(&a, total, sizeof a);
-        memcpy(&b, part, sizeof b);
-        float m = frexpf(a.m * b.m, &k);
-        a.e = (int32_t)add_saturated(a.e, b.e, INT32_MIN, INT32_MAX);
-        if (isfinite(m))
-            a.e = (int32_t)add_saturated(a.e, k, INT32_MIN, INT32_MAX);
-        a.m = m;
-        memcpy(total, &a, sizeof a);
-    }
+    double m = frexp(wide ? a.m * b.m : (double)(float)(a.m * b.m), &k);
+    a.e = add_saturated(wide, a.e, b.e);
+    if (isfinite(m))
+        a.e = add_saturated(wide, a.e, k);
+    a.m = m;
+    scaled_store(wide, a, total);
 }
 
-/* defs.cl's scaled_value: m * 2^e, rounded once. */
+/*
+ * defs.cl's scaled_value: m * 2^e, rounded once. For floats the double
+ * ldexp is exact down to far below float's range, so the conversion is the
+ * one rounding.
+ */
 static void finish_scaled(bool wide, const void *value, void *result)
 {
+    struct scaled v = scaled_load(wide, value);
+    double r = ldexp(v.m, (int)(v.e < -4096 ? -4096 : v.e > 4096 ? 4096 : v.e));
     if (wide) {
-        struct { double m; int64_t e; } v;
-        memcpy(&v, value, sizeof v);
-        double r = ldexp(v.m, (int)(v.e < -4096 ? -4096 : v.e > 4096 ? 4096 : v.e));
         memcpy(result, &r, 8);
     } else {
-        struct { float m; int32_t e; } v;
-        memcpy(&v, value, sizeof v);
-        float r = ldexpf(v.m, v.e < -4096 ? -4096 : v.e > 4096 ? 4096 : v.e);
-        memcpy(result, &r, 4);
+        float narrow = (float)r;
+        memcpy(result, &narrow, 4);
     }
 }
 
