@@ -594,7 +594,10 @@ inline run_t run_fold(run_t run, double x)
 /*
  * run_fold as far as the doubles go: where an element or an error would
  * need the words, it sets *trouble instead, and the run it returns is not
- * to be used (gpu.cl redoes the step with run_fold).
+ * to be used (gpu.cl redoes the step with run_fold). It repeats run_fold's
+ * additions on purpose: with both calling one helper that returned the
+ * left-over error, 2^28 exact floats took the H100 0.411 ms against 0.368
+ * (doubles and halves unchanged).
  */
 inline run_t run_fold_fast(run_t run, double x, uint *trouble)
 {

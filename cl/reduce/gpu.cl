@@ -53,10 +53,8 @@ inline float half_bits_to_float(uint bits)
     return as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
-/* Folds each component of a vector, in order, into a run. */
-#ifndef RUN_FOLD
-#define RUN_FOLD run_fold /* fold_vector_fast (below) folds with run_fold_fast */
-#endif
+/* Folds each component of a vector, in order, into a run (with RUN_FOLD: fold_vector_fast redefines it). */
+#define RUN_FOLD run_fold
 #define FOLD2(run, v, CONVERT) run = RUN_FOLD(RUN_FOLD(run, CONVERT((v).s0)), CONVERT((v).s1))
 #define FOLD4(run, v, CONVERT) FOLD2(run, (v).s01, CONVERT); FOLD2(run, (v).s23, CONVERT)
 #define FOLD8(run, v, CONVERT) FOLD4(run, (v).s0123, CONVERT); FOLD4(run, (v).s4567, CONVERT)
