@@ -152,6 +152,12 @@ SH
 chmod +x "$work/peer.sh"
 expect_status 0 "$clfold" bench --sizes 1000 --peer "$work/peer.sh"
 grep -q 'fake 1.5000 ms' "$work/out" || fail "bench --peer: the peer's row is missing: $(cat "$work/out")"
+# clfold itself at another accuracy as a peer (bench/peers/clfold_peer.py): what docs/accuracy.md's
+# exact-against-default ratios are measured with.
+expect_status 0 env CLFOLD="$clfold" "$clfold" bench --sizes 1000,4099 --accuracy exact \
+    --peer "python3 $(dirname "$0")/../bench/peers/clfold_peer.py default"
+[ "$(grep -Ec '^float +sum +(1000|4099) .* clfold-default [0-9.]+ ms [0-9.]+x' "$work/out")" -eq 2 ] ||
+    fail "bench --peer clfold_peer.py: a size lacks the default accuracy's row: $(cat "$work/out" "$work/err")"
 if command -v gnuplot >/dev/null 2>&1; then
     expect_status 0 "$clfold" bench --sizes 1000,2000 --plot "$work/plot.png"
     [ "$(head -c 4 "$work/plot.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "bench --plot wrote no PNG"
