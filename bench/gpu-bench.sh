@@ -18,16 +18,25 @@ cmake -S . -B "$build" -DCLFOLD_WERROR=ON -DCLFOLD_BUILD_TESTS=OFF -DCLFOLD_BUIL
     >"$out/build.log" 2>&1 && cmake --build "$build" -j8 >>"$out/build.log" 2>&1 ||
     { tail -30 "$out/build.log"; exit 1; }
 clfold=$build/clfold
-peers=(--peer "python3 bench/peers/cuda_peer.py torch" --peer "python3 bench/peers/cuda_peer.py cupy")
+cuda_peers=(--peer "python3 bench/peers/cuda_peer.py torch" --peer "python3 bench/peers/cuda_peer.py cupy")
+peers=("${cuda_peers[@]}")
 # Current CUB and a CUDA streaming read, where bench/peers/build-cub-peer.sh built them.
 [ -x build/cub_peer ] && peers+=(--peer build/cub_peer)
+# The peers for one type: cub_peer sums float and double only.
+peers_for() {
+    case $1 in
+    float | double) type_peers=("${peers[@]}") ;;
+    *) type_peers=("${cuda_peers[@]}") ;;
+    esac
+}
 status=0
 
 "$clfold" bench -d "$gpu" --sizes 2^16:2^28 -t float "${peers[@]}" --plot "$out/bench-float.png" |
     tee "$out/bench.txt" || status=1
 # Every type on the same 1 GiB, so that bytes per second compare like with like.
 for type_size in float:2^28 int8:2^30 int32:2^28 double:2^27 half:2^29; do
-    "$clfold" bench -d "$gpu" --sizes "${type_size#*:}" -t "${type_size%%:*}" "${peers[@]}" |
+    peers_for "${type_size%%:*}"
+    "$clfold" bench -d "$gpu" --sizes "${type_size#*:}" -t "${type_size%%:*}" "${type_peers[@]}" |
         tail -1 | tee -a "$out/bench.txt" || status=1
 done
 # Start-up: a first reduction in a fresh process with the driver's compute cache
@@ -42,9 +51,8 @@ done
 # reproducible and the plain CUB sums (docs/accuracy.md#exact-sums).
 for type_top in float:2^28 double:2^27 half:2^29; do
     type=${type_top%%:*}
-    exact_peers=("${peers[@]:0:4}") # torch and CuPy; cub_peer takes float and double only
-    [ "$type" != half ] && exact_peers=("${peers[@]}")
-    "$clfold" bench -d "$gpu" --accuracy exact --sizes "2^16:${type_top#*:}" -t "$type" "${exact_peers[@]}" \
+    peers_for "$type"
+    "$clfold" bench -d "$gpu" --accuracy exact --sizes "2^16:${type_top#*:}" -t "$type" "${type_peers[@]}" \
         --peer "env CLFOLD=$clfold CLFOLD_DEVICE=$gpu bench/peers/clfold_peer.py default" |
         tee -a "$out/exact.txt" || status=1
 done
