@@ -781,6 +781,7 @@ static void test_settings(void)
         {"CLFOLD_NO_WARP_SHUFFLE", "yes"},   {"CLFOLD_MAX_CHUNK_BYTES", "4k"},
         {"CLFOLD_MAX_CHUNK_BYTES", "0"},     {"CLFOLD_MAX_CHUNK_BYTES", "99999999999999999999999"},
         {"CLFOLD_MAX_CHUNK_BYTES", "-1"},    {"CLFOLD_DENORMS_ARE_ZERO", "on"},
+        {"CLFOLD_LOCAL_MEM_BYTES", "0"},     {"CLFOLD_LOCAL_MEM_BYTES", "48k"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_refused_setting(bad[i][0], bad[i][1]);

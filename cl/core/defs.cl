@@ -36,6 +36,9 @@
  *                 integer pair (int2 or long2) holding a significand of type
  *                 ACC_SCALAR_T and an exponent of type EXPONENT_T (below)
  *   EXPONENT_T    int or long: ACC_T's component type when ACC_SCALED
+ *   LOCAL_SHARE   the ladder's work-items a slot of its tree's local array
+ *                 (store_leaf below): 1 unless local memory cannot hold a
+ *                 value for each
  * The host decides each of these (src/core/program.c builds the flags);
  * no kernel derives one from the others.
  */
@@ -88,6 +91,9 @@
 #endif
 #ifndef EXACT_FPE
 #define EXACT_FPE 0
+#endif
+#ifndef LOCAL_SHARE
+#define LOCAL_SHARE 1
 #endif
 #ifndef RESULT_T
 #define RESULT_T ACC_SCALAR_T
@@ -482,6 +488,40 @@ inline ACC_T fold_tail(__local ACC_T *sdata, uint tid, uint block)
     }
     return sdata[0];
 }
+
+/*
+ * Puts each work-item's value where the group's tree starts and returns how
+ * many values the tree folds. Where local memory holds a value for each
+ * work-item (LOCAL_SHARE 1) that is sdata[tid], and `block` values. Where it
+ * cannot (an exact double state is 280 bytes: NVIDIA's 48 KiB holds 128),
+ * the host makes LOCAL_SHARE work-items share each of block / LOCAL_SHARE
+ * slots, and they fold into it in turn, a barrier apart, before the tree.
+ * The trip count is the same for every work-item (POCL's barriers need it).
+ */
+inline uint store_leaf(__local ACC_T *sdata, uint tid, uint block, ACC_T value)
+{
+#if LOCAL_SHARE == 1
+    sdata[tid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return block;
+#else
+    const uint slots = block / LOCAL_SHARE;
+    const uint slot = tid % slots;
+    for (uint turn = 0; turn < LOCAL_SHARE; turn++) {
+        if (tid / slots == turn) {
+            ACC_T leaf = value;
+            if (turn > 0)
+                leaf = combine(sdata[slot], value);
+            sdata[slot] = leaf;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return slots;
+#endif
+}
+
+/* Whether work-item tid holds one of the tree's `live` values (always, unless slots are shared). */
+#define IN_TREE(tid, live) (LOCAL_SHARE == 1 || (tid) < (live))
 
 /*
  * A work-group's whole tree: on entry sdata[0 .. block) holds one value per

@@ -2,6 +2,8 @@
  * ladder.cl: steps 1 to 5 of Mark Harris's reduction ladder, as on his
  * slides, with the work-group size read at run time (get_local_size) and
  * the local array passed by the host. One program serves every block size.
+ * Each tree starts from store_leaf (defs.cl): one value a work-item, or,
+ * where local memory is short (LOCAL_SHARE), one a slot that several share.
  *
  * Every kernel: work-group g folds its slice of in[offset .. offset + n) and
  * writes one partial value (write_value in defs.cl: index g). Work-items past the end load the
@@ -30,10 +32,9 @@ __kernel void reduce_k1(__global const IN_T *in, ulong offset, ulong n,
     const uint block = get_local_size(0);
     const size_t i = get_global_id(0);
 
-    sdata[tid] = load_leaf(in, offset, n, i);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = 1; s < block; s *= 2) {
-        if (tid % (2 * s) == 0)
+    const uint live = store_leaf(sdata, tid, block, load_leaf(in, offset, n, i));
+    for (uint s = 1; s < live; s *= 2) {
+        if (tid % (2 * s) == 0 && IN_TREE(tid, live))
             sdata[tid] = combine(sdata[tid], sdata[tid + s]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -50,11 +51,10 @@ __kernel void reduce_k2(__global const IN_T *in, ulong offset, ulong n,
     const uint block = get_local_size(0);
     const size_t i = get_global_id(0);
 
-    sdata[tid] = load_leaf(in, offset, n, i);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = 1; s < block; s *= 2) {
+    const uint live = store_leaf(sdata, tid, block, load_leaf(in, offset, n, i));
+    for (uint s = 1; s < live; s *= 2) {
         const uint index = 2 * s * tid;
-        if (index < block)
+        if (index < live)
             sdata[index] = combine(sdata[index], sdata[index + s]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -94,9 +94,8 @@ __kernel void reduce_k3(__global const IN_T *in, ulong offset, ulong n,
     const uint tid = get_local_id(0);
     const size_t i = get_global_id(0);
 
-    sdata[tid] = load_leaf(in, offset, n, i);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const ACC_T value = fold_sequential(sdata, tid, get_local_size(0));
+    const uint live = store_leaf(sdata, tid, get_local_size(0), load_leaf(in, offset, n, i));
+    const ACC_T value = fold_sequential(sdata, tid, live);
     if (tid == 0)
         write_value(out, at, get_group_id(0), finish, value);
 }
@@ -109,9 +108,8 @@ __kernel void reduce_k4(__global const IN_T *in, ulong offset, ulong n,
     const uint tid = get_local_id(0);
     const uint block = get_local_size(0);
 
-    sdata[tid] = load_pair(in, offset, n, block);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const ACC_T value = fold_sequential(sdata, tid, block);
+    const uint live = store_leaf(sdata, tid, block, load_pair(in, offset, n, block));
+    const ACC_T value = fold_sequential(sdata, tid, live);
     if (tid == 0)
         write_value(out, at, get_group_id(0), finish, value);
 }
@@ -124,9 +122,8 @@ __kernel void reduce_k5(__global const IN_T *in, ulong offset, ulong n,
     const uint tid = get_local_id(0);
     const uint block = get_local_size(0);
 
-    sdata[tid] = load_pair(in, offset, n, block);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const ACC_T value = fold_tree(sdata, tid, block);
+    const uint live = store_leaf(sdata, tid, block, load_pair(in, offset, n, block));
+    const ACC_T value = fold_tree(sdata, tid, live);
     if (tid == 0)
         write_value(out, at, get_group_id(0), finish, value);
 }

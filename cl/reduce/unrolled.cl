@@ -14,16 +14,14 @@ __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong at,
                uint finish)
 {
-    __local ACC_T sdata[BLOCK_SIZE];
+    __local ACC_T sdata[BLOCK_SIZE / LOCAL_SHARE];
     const uint tid = get_local_id(0);
     const size_t i = get_group_id(0) * (size_t)(2 * BLOCK_SIZE) + tid;
 
     ACC_T value = i < n ? load_in(in, offset + i) : IDENTITY;
     if (i + BLOCK_SIZE < n)
         value = combine(value, load_in(in, offset + i + BLOCK_SIZE));
-    sdata[tid] = value;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    value = fold_tree(sdata, tid, BLOCK_SIZE);
+    value = fold_tree(sdata, tid, store_leaf(sdata, tid, BLOCK_SIZE, value));
     if (tid == 0)
         write_value(out, at, get_group_id(0), finish, value);
 }
@@ -39,7 +37,7 @@ __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong at,
                uint finish)
 {
-    __local ACC_T sdata[BLOCK_SIZE];
+    __local ACC_T sdata[BLOCK_SIZE / LOCAL_SHARE];
     const uint tid = get_local_id(0);
     const size_t stride = (size_t)(2 * BLOCK_SIZE) * get_num_groups(0);
 
@@ -50,9 +48,7 @@ void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global uchar *o
             run = run_fold(run, load_run(in, offset + i + BLOCK_SIZE));
     }
     ACC_T value = run_value(run);
-    sdata[tid] = value;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    value = fold_tree(sdata, tid, BLOCK_SIZE);
+    value = fold_tree(sdata, tid, store_leaf(sdata, tid, BLOCK_SIZE, value));
     if (tid == 0)
         write_value(out, at, get_group_id(0), finish, value);
 }

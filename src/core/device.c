@@ -176,6 +176,8 @@ clfold_status device_read_caps(clfold_context *ctx)
     GET_INFO(CL_DEVICE_MAX_COMPUTE_UNITS, caps->compute_units);
     GET_INFO(CL_DEVICE_MAX_WORK_GROUP_SIZE, caps->max_work_group_size);
     GET_INFO(CL_DEVICE_LOCAL_MEM_SIZE, caps->local_mem_size);
+    if (ctx->settings.local_mem_bytes != 0 && ctx->settings.local_mem_bytes < caps->local_mem_size)
+        caps->local_mem_size = ctx->settings.local_mem_bytes;
     GET_INFO(CL_DEVICE_MAX_MEM_ALLOC_SIZE, caps->max_alloc_size);
     GET_INFO(CL_DEVICE_MEM_BASE_ADDR_ALIGN, caps->base_align_bytes);
     caps->base_align_bytes /= 8; /* OpenCL gives it in bits */

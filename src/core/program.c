@@ -145,6 +145,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DUNROLL=%u", config->unroll);
     if (config->small_int_sum)
         ok = ok && append(buf, cap, " -DSMALL_INT_SUM=1");
+    if (config->local_share > 1)
+        ok = ok && append(buf, cap, " -DLOCAL_SHARE=%u", config->local_share);
     /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences. */
     if (ctx->caps.inline_ptx && (config->atomic || config->unroll != 0))
         ok = ok && append(buf, cap, " -DINLINE_PTX=1");

@@ -24,6 +24,7 @@ struct build_config {
     unsigned accs;           /* the CPU shape's ACCS; 0 elsewhere */
     unsigned unroll;         /* the GPU shape's UNROLL; 0 elsewhere */
     bool small_int_sum;      /* the shapes: 8- and 16-bit sums add vectors in 32-bit lanes first */
+    unsigned local_share;    /* the ladder's LOCAL_SHARE: work-items a local slot; 0 or 1: one each */
 };
 
 #define PROGRAM_MAX_KERNELS 8

@@ -37,16 +37,17 @@ static bool parse_number(const char *text, unsigned long long max, unsigned long
     return errno == 0 && end != text && *end == '\0' && *value <= max;
 }
 
-static clfold_status read_chunk_bytes(clfold_context *ctx, size_t *bytes)
+/* A number of bytes above 0; *bytes stays 0 when the variable is unset or empty. */
+static clfold_status read_bytes(clfold_context *ctx, const char *name, size_t *bytes)
 {
-    const char *text = getenv("CLFOLD_MAX_CHUNK_BYTES");
+    const char *text = getenv(name);
     unsigned long long value = 0;
     *bytes = 0;
     if (text == NULL || text[0] == '\0')
         return CLFOLD_SUCCESS;
     if (!parse_number(text, SIZE_MAX, &value) || value == 0)
         return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
-                    "CLFOLD_MAX_CHUNK_BYTES=\"%s\" is not a number of bytes above 0", text);
+                    "%s=\"%s\" is not a number of bytes above 0", name, text);
     *bytes = (size_t)value;
     return CLFOLD_SUCCESS;
 }
@@ -121,7 +122,8 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     settings->gpu_one_launch = true;
     CHECK(read_text(ctx, "CLFOLD_DEVICE", &settings->device));
     CHECK(read_text(ctx, "CLFOLD_KERNEL_DIR", &settings->kernel_dir));
-    CHECK(read_chunk_bytes(ctx, &settings->max_chunk_bytes));
+    CHECK(read_bytes(ctx, "CLFOLD_MAX_CHUNK_BYTES", &settings->max_chunk_bytes));
+    CHECK(read_bytes(ctx, "CLFOLD_LOCAL_MEM_BYTES", &settings->local_mem_bytes));
     CHECK(read_shape(ctx, &settings->shape));
     CHECK(read_gpu_tuning(ctx, &settings->gpu_tuned, &settings->gpu));
     CHECK(read_switch(ctx, "CLFOLD_GPU_ONE_LAUNCH", &settings->gpu_one_launch));

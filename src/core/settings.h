@@ -27,6 +27,8 @@ struct gpu_tuning {
 struct settings {
     char *device;              /* CLFOLD_DEVICE: the default selector; NULL if unset or "" */
     size_t max_chunk_bytes;    /* CLFOLD_MAX_CHUNK_BYTES: 0, the device's largest buffer */
+    size_t local_mem_bytes;    /* CLFOLD_LOCAL_MEM_BYTES: take the device's local memory as at
+                                  most this (a test switch: NVIDIA's 48 KiB on POCL); 0: as reported */
     enum auto_shape shape;     /* CLFOLD_AUTO_SHAPE=cpu|gpu */
     bool gpu_tuned;            /* CLFOLD_GPU_SHAPE is set: `gpu` replaces the shape's own choice */
     struct gpu_tuning gpu;     /* CLFOLD_GPU_SHAPE */

@@ -10,17 +10,51 @@
 #define DEFAULT_BLOCK 256
 
 /*
- * Unless asked for one, blocks of 256, or less where the device's groups are
- * smaller or its local memory cannot hold 256 values (an exact double sum's
- * states, 280 bytes each, fit 128 to a group in NVIDIA's 48 KiB).
+ * Work-items that share one slot of the tree's local array: 1 where the
+ * device's local memory holds a value for each, else the fewest (a power of
+ * two) that make the slots fit. An exact double sum's state is 280 bytes, so
+ * NVIDIA's 48 KiB holds 128 of them: blocks of 256 share each slot by two
+ * (store_leaf in cl/core/defs.cl folds them in turn), and no block the
+ * device runs is refused for its local memory.
  */
+static size_t local_share(const clfold_context *ctx, const struct job *job, size_t block)
+{
+    size_t value_bytes = accumulator_size(&job->config.acc), share = 1;
+    while (share < block && block / share * value_bytes > ctx->caps.local_mem_size)
+        share *= 2;
+    return share;
+}
+
+/*
+ * A CPU device runs a work-group on one worker thread, whose stack holds
+ * every work-item's private values: POCL 3.1 crashes on the thread's 8 MiB
+ * default when K7 runs 4096 exact double states (1.1 MB of them, and
+ * several copies each; tests/known-bugs/pocl_group_stack.py). So on CPU
+ * devices a ladder group's accumulator values stay within 1 MiB, the
+ * largest that every kernel ran there: blocks of 2048 for exact doubles.
+ */
+#define CPU_GROUP_VALUE_BYTES ((size_t)1 << 20)
+
+static clfold_status check_cpu_group(clfold_context *ctx, const struct job *job, size_t block)
+{
+    size_t value_bytes = accumulator_size(&job->config.acc), fitting = block;
+    if (!ctx->caps.is_cpu || block * value_bytes <= CPU_GROUP_VALUE_BYTES)
+        return CLFOLD_SUCCESS;
+    while (fitting > 1 && fitting * value_bytes > CPU_GROUP_VALUE_BYTES)
+        fitting /= 2;
+    return fail(ctx, CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+                "%s cannot run %zu work-items per group of %zu-byte values on a CPU device: its "
+                "worker thread's stack holds them all; blocks up to %zu",
+                job->entry, block, value_bytes, fitting);
+}
+
+/* Unless asked for one, blocks of 256, or less where the device's groups are smaller. */
 clfold_status tree_shape(clfold_context *ctx, size_t block, struct job *job)
 {
-    if (block == 0) {
+    clfold_status status = CLFOLD_SUCCESS;
+    if (block == 0)
         block = ctx->caps.max_work_group_size < DEFAULT_BLOCK ? ctx->caps.max_work_group_size
                                                               : DEFAULT_BLOCK;
-        block = block_fitting_local(ctx, job, block, 1);
-    }
     /*
      * With one work-item per group, K1-K3 fold a slice of one value and could
      * never shrink the array; their tree is empty anyway. Such passes run
@@ -31,9 +65,14 @@ clfold_status tree_shape(clfold_context *ctx, size_t block, struct job *job)
         job->path = path_of_kernel(CLFOLD_K4);
         job->entry = job->path->entry;
     }
+    size_t share = local_share(ctx, job, block);
     job->block = block;
-    job->local_values = block;
-    return device_check_block(ctx, block);
+    job->local_values = block / share;
+    job->config.local_share = (unsigned)share;
+    CHECK(device_check_block(ctx, block));
+    CHECK(check_cpu_group(ctx, job, block));
+cleanup:
+    return status;
 }
 
 /*
@@ -70,12 +109,12 @@ size_t tree_groups_two(const struct job *job, const struct build_config *config,
     return capped(job, divide_up(count, 2 * job->block));
 }
 
-/* K1-K5: the local array, `block` accumulator values, is their own argument. */
+/* K1-K5: the local array, the job's local values, is their own argument. */
 clfold_status tree_bind_local(clfold_context *ctx, cl_kernel kernel, const struct job *job,
                               const struct fold *fold, const struct pass *pass)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    size_t bytes = job->block * accumulator_size(&pass->config->acc);
+    size_t bytes = job->local_values * accumulator_size(&pass->config->acc);
     (void)fold;
     CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG, bytes, NULL), "clSetKernelArg(local)");
 cleanup:
