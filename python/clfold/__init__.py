@@ -1,0 +1,17 @@
+"""clfold: portable OpenCL reductions for NumPy and PyOpenCL arrays.
+
+    import numpy as np, clfold
+    clfold.reduce(np.arange(10, dtype=np.int32))              # 45, as numpy.int64
+    clfold.reduce(x, "max"); clfold.reduce(x, accuracy="exact")
+
+See docs/python.md in clfold's source tree.
+"""
+from ._context import (ACCURACIES, KERNELS, OPS, Context, Device, Error, default_context,
+                       devices, reduce)
+from ._lib import version as _library_version
+
+__version__ = "0.1.0"
+library_version = _library_version()
+
+__all__ = ["Context", "Device", "Error", "devices", "reduce", "default_context", "OPS",
+           "ACCURACIES", "KERNELS", "library_version", "__version__"]

@@ -1,0 +1,249 @@
+"""Contexts and reductions: clfold's C API as Python calls with NumPy's semantics."""
+import collections
+import ctypes
+import threading
+
+import numpy as np
+
+from . import _lib, _opencl
+
+Device = collections.namedtuple("Device", "selector name platform type")
+Device.__doc__ = """An OpenCL device: `selector` ("P:D") is what Context(device=...) takes."""
+
+# NumPy's dtypes and clfold's names for them; bool, complex and object arrays have no clfold type.
+_TYPE_NAMES = {np.dtype(t): name for t, name in (
+    (np.int8, "int8"), (np.uint8, "uint8"), (np.int16, "int16"), (np.uint16, "uint16"),
+    (np.int32, "int32"), (np.uint32, "uint32"), (np.int64, "int64"), (np.uint64, "uint64"),
+    (np.float16, "half"), (np.float32, "float"), (np.float64, "double"))}
+_DTYPES = {name: dtype for dtype, name in _TYPE_NAMES.items()}
+_NO_IDENTITY = {"min": "minimum", "max": "maximum"}
+_AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
+
+
+class Error(RuntimeError):
+    """A failure that libclfold reported: `status` is its name (e.g. "CLFOLD_ERROR_UNSUPPORTED"),
+    `code` its number, and the message is the library's own."""
+
+    def __init__(self, code, message):
+        self.code = code
+        self.status = _lib.status_name(code)
+        self.message = message
+        super().__init__(f"{self.status}: {message}" if message else self.status)
+
+
+def _check(code, context):
+    if code != 0:
+        raise Error(code, _lib.last_error(context))
+
+
+def devices():
+    """Every OpenCL device, numbered as clfold numbers them (a list of Device)."""
+    return [Device(*entry[:4]) for entry in _opencl.list_devices()]
+
+
+def _choice(kind, name, allowed):
+    value = _lib.from_name(kind, name)
+    if value is None:
+        raise ValueError(f"unknown {kind} {name!r}: one of {', '.join(allowed)}")
+    return value
+
+
+OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
+ACCURACIES = ("default", "compensated", "fp64", "exact")
+KERNELS = ("auto", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "atomic")
+
+
+def _is_pyopencl_array(x):
+    module = type(x).__module__ or ""
+    return module.startswith("pyopencl") and hasattr(x, "base_data") and hasattr(x, "queue")
+
+
+def _check_axis(axis, ndim):
+    """None, or every axis of the array in any order, reduce it all; other axes are not in libclfold yet."""
+    if axis is None:
+        return
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    seen = set()
+    for a in axes:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(f"axis must be None, an int or a tuple of ints, not {type(a).__name__}")
+        if not -ndim <= a < ndim:
+            raise _AxisError(int(a), ndim)
+        if int(a) % ndim in seen:
+            raise ValueError("duplicate value in 'axis'")
+        seen.add(int(a) % ndim)
+    if len(seen) != ndim:
+        raise NotImplementedError(
+            "clfold reduces whole arrays only: reductions along some of the axes are not in "
+            "libclfold yet (issue 13); pass axis=None")
+
+
+def _clfold_type(dtype):
+    name = _TYPE_NAMES.get(np.dtype(dtype).newbyteorder("="))
+    if name is None:
+        raise TypeError(f"clfold does not reduce {np.dtype(dtype)} arrays: it takes 8- to 64-bit "
+                        "integers, float16, float32 and float64 (convert with x.astype(...))")
+    return name
+
+
+class Context:
+    """A libclfold context on one OpenCL device: its queue, programs and buffers.
+
+    Context(device=None): device is None (CLFOLD_DEVICE, else the first GPU, else the first
+    device), a selector string ("0:1", or part of a device or platform name) or a Device.
+    Context.from_queue(queue) works on a PyOpenCL CommandQueue instead. Use it as a context
+    manager, or call close(); a context is also closed when collected.
+
+    Calls on one context are serialised by a lock, so threads may share it; separate contexts
+    run in parallel. The lock is not held while Python code runs, and ctypes releases the GIL
+    during every reduction, so other threads run while one waits on the device.
+    """
+
+    def __init__(self, device=None):
+        self._handle = None
+        self._lock = threading.Lock()
+        self._queue = None
+        if isinstance(device, Device):
+            device = device.selector
+        if device is not None and not isinstance(device, str):
+            raise TypeError(f"device must be None, a selector string or a Device, not {type(device).__name__}")
+        handle = _lib.context_p()
+        code = _lib.lib.clfold_create(ctypes.byref(handle), device.encode() if device else None)
+        _check(code, None)
+        self._handle = handle
+
+    @classmethod
+    def from_queue(cls, queue):
+        """A context on a PyOpenCL CommandQueue (kept alive by the context), for its arrays."""
+        self = cls.__new__(cls)
+        self._handle = None
+        self._lock = threading.Lock()
+        self._queue = queue
+        handle = _lib.context_p()
+        _check(_lib.lib.clfold_create_with_queue(ctypes.byref(handle), ctypes.c_void_p(queue.int_ptr)), None)
+        self._handle = handle
+        return self
+
+    @property
+    def device(self):
+        """The Device this context reduces on."""
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("this clfold context is closed")
+            mine = _lib.lib.clfold_device(self._handle)
+        return next(Device(*entry[:4]) for entry in _opencl.list_devices() if entry[4] == mine)
+
+    def close(self):
+        """Releases the context's OpenCL objects; closing twice is harmless."""
+        with self._lock:
+            if self._handle is not None:
+                _lib.lib.clfold_destroy(self._handle)
+                self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_handle", None) is not None:
+            _lib.lib.clfold_destroy(self._handle)
+            self._handle = None
+
+    def reduce(self, x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None):
+        """As clfold.reduce(x, ...) on this context."""
+        op_value = _choice("op", op, OPS)
+        accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
+        kernel_value = _choice("kernel", kernel, KERNELS)
+        if block is not None and (not isinstance(block, (int, np.integer)) or isinstance(block, bool)
+                                  or block < 1 or block & (block - 1)):
+            raise ValueError(f"block must be None or a power of two, not {block!r}")
+        on_device = _is_pyopencl_array(x)
+        if not on_device:
+            x = np.asarray(x)
+        type_name = _clfold_type(x.dtype)
+        _check_axis(axis, x.ndim)
+        if x.size == 0 and op in _NO_IDENTITY:
+            raise ValueError(f"zero-size array to reduction operation {_NO_IDENTITY[op]} which has no identity")
+        type_value = _lib.from_name("type", type_name)
+        result_type = _lib.enum_t()
+        code = _lib.lib.clfold_result_type(type_value, op_value, ctypes.byref(result_type))
+        if code != 0:
+            raise Error(code, f"{op} is not defined for {np.dtype(x.dtype).name} arrays")
+        result = np.zeros((), dtype=_DTYPES[_lib.lib.clfold_type_name(result_type.value).decode()])
+        if not on_device:
+            x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("="))  # a copy only where needed
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("this clfold context is closed")
+            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
+            if on_device:
+                code = self._reduce_cl_array(x, type_value, op_value, result)
+            else:
+                code = _lib.lib.clfold_reduce_host(self._handle, x.ctypes.data, x.size, type_value,
+                                                   op_value, result.ctypes.data)
+            _check(code, self._handle)
+        return result[()]
+
+    def _reduce_cl_array(self, x, type_value, op_value, result):
+        if not (x.flags.c_contiguous or x.flags.f_contiguous):
+            raise ValueError("clfold reduces contiguous pyopencl arrays only: pass x.copy() or "
+                             "x.get() for a strided view")
+        if x.offset % x.dtype.itemsize != 0:
+            raise ValueError(f"a pyopencl array at byte offset {x.offset}, not a multiple of its "
+                             f"{x.dtype.itemsize}-byte elements")
+        if x.size == 0:  # no buffer to hand over: the empty reduction's identity
+            return _lib.lib.clfold_reduce_host(self._handle, result.ctypes.data, 0, type_value,
+                                               op_value, result.ctypes.data)
+        return _lib.lib.clfold_reduce_buffer(self._handle, ctypes.c_void_p(x.base_data.int_ptr),
+                                             x.offset // x.dtype.itemsize, x.size, type_value,
+                                             op_value, result.ctypes.data)
+
+
+_default = None
+_queue_contexts = {}
+_module_lock = threading.Lock()
+
+
+def default_context():
+    """The module's own Context on the default device, created on first use."""
+    global _default
+    with _module_lock:
+        if _default is None:
+            _default = Context()
+        return _default
+
+
+def _queue_context(queue):
+    """The Context kept for a PyOpenCL queue, so that its programs are built once."""
+    with _module_lock:
+        entry = _queue_contexts.get(queue.int_ptr)
+        if entry is None:
+            entry = _queue_contexts[queue.int_ptr] = Context.from_queue(queue)
+        return entry
+
+
+def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None, context=None):
+    """Reduces every element of `x` with `op` and returns a NumPy scalar.
+
+    x: a NumPy array, anything NumPy can view (the buffer protocol, lists), or a
+    pyopencl.array.Array, which is reduced on its own queue with no copy to the host.
+    Non-contiguous or byte-swapped host arrays are copied first.
+    op: "sum", "prod", "min", "max", "and", "or" or "xor".
+    axis: None (or every axis), as NumPy's; other axes are not in libclfold yet.
+    accuracy: float sums' "default", "compensated", "fp64" or "exact" (correctly rounded).
+    kernel, block: "auto", or Harris's "k1".."k7" or "atomic", and its work-group size.
+    context: a Context; by default the module's own (default_context()), or for a PyOpenCL
+    array one kept for its queue.
+
+    The result has clfold's result type: integer sums and products in 64 bits (int64 or
+    uint64), float16 sums as float32, min/max/and/or/xor in the element type. An empty array
+    gives the operator's identity, but min and max of one raise ValueError, as in NumPy.
+    Raises clfold.Error for what the library refuses (e.g. "and" of floats), ValueError or
+    TypeError for bad arguments.
+    """
+    if context is None:
+        context = _queue_context(x.queue) if _is_pyopencl_array(x) else default_context()
+    return context.reduce(x, op, axis=axis, accuracy=accuracy, kernel=kernel, block=block)

@@ -1,0 +1,70 @@
+"""The C library through ctypes: loading it, its functions' signatures, and its names.
+
+The module loads the libclfold that was installed beside it (pip install puts
+it in this folder), never one found elsewhere on the system. ctypes releases
+the GIL during every call into it, so other Python threads run while a
+reduction waits on the device.
+"""
+import ctypes
+import os
+import sys
+
+_NAME = {"linux": "libclfold.so", "darwin": "libclfold.dylib", "win32": "clfold.dll"}.get(
+    sys.platform, "libclfold.so")
+PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), _NAME)
+
+if not os.path.exists(PATH):
+    raise ImportError(f"clfold: {PATH} is missing: install the module with `pip install .` "
+                      "from clfold's source tree, which builds the library into it")
+lib = ctypes.CDLL(PATH)
+
+status_t = ctypes.c_int
+context_p = ctypes.c_void_p
+enum_t = ctypes.c_int
+
+
+def _declare(name, restype, *argtypes):
+    function = getattr(lib, name)
+    function.restype = restype
+    function.argtypes = list(argtypes)
+
+
+_declare("clfold_version_string", ctypes.c_char_p)
+_declare("clfold_create", status_t, ctypes.POINTER(context_p), ctypes.c_char_p)
+_declare("clfold_create_with_queue", status_t, ctypes.POINTER(context_p), ctypes.c_void_p)
+_declare("clfold_destroy", None, context_p)
+_declare("clfold_device", ctypes.c_void_p, context_p)
+_declare("clfold_set_kernel", status_t, context_p, enum_t, ctypes.c_size_t)
+_declare("clfold_set_accuracy", status_t, context_p, enum_t)
+_declare("clfold_reduce_host", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t, enum_t,
+         enum_t, ctypes.c_void_p)
+_declare("clfold_reduce_buffer", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
+         ctypes.c_size_t, enum_t, enum_t, ctypes.c_void_p)
+_declare("clfold_result_type", status_t, enum_t, enum_t, ctypes.POINTER(enum_t))
+_declare("clfold_type_name", ctypes.c_char_p, enum_t)
+_declare("clfold_status_string", ctypes.c_char_p, status_t)
+_declare("clfold_last_error", ctypes.c_char_p, context_p)
+for _kind in ("type", "op", "kernel", "accuracy"):
+    _declare(f"clfold_{_kind}_from_name", status_t, ctypes.c_char_p, ctypes.POINTER(enum_t))
+
+
+def from_name(kind, name):
+    """The library's enum value for `name` ("int32", "sum", "k3", "exact"), or None if it has none."""
+    value = enum_t()
+    parse = getattr(lib, f"clfold_{kind}_from_name")
+    if not isinstance(name, str) or parse(name.encode(), ctypes.byref(value)) != 0:
+        return None
+    return value.value
+
+
+def status_name(status):
+    return lib.clfold_status_string(status).decode()
+
+
+def last_error(context):
+    """The library's message for the last failure on `context` (None: this thread's last create)."""
+    return (lib.clfold_last_error(context) or b"").decode(errors="replace")
+
+
+def version():
+    return lib.clfold_version_string().decode()

@@ -1,0 +1,255 @@
+"""The Python module against NumPy's semantics, on the default device (POCL in CI).
+
+Run from an environment where `pip install .` put clfold: `python -m pytest python/tests`.
+"""
+import faulthandler
+import math
+import threading
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import clfold
+
+INTEGERS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+FLOATS = [np.float16, np.float32, np.float64]
+SIZES = [0, 1, 2, 3, 255, 256, 257, 1000003]
+
+
+def data(dtype, n, seed=7):
+    rng = np.random.default_rng(seed + n)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
+    return (rng.standard_normal(n) * 100).astype(dtype)
+
+
+def result_dtype(dtype, op):
+    if op in ("sum", "prod"):
+        if np.issubdtype(dtype, np.signedinteger):
+            return np.dtype(np.int64)
+        if np.issubdtype(dtype, np.unsignedinteger):
+            return np.dtype(np.uint64)
+        return np.dtype(np.float64 if dtype == np.float64 else np.float32)
+    return np.dtype(dtype)
+
+
+def numpy_reduce(x, op):
+    """NumPy's answer in clfold's result type (integer sums and products wrap in 64 bits)."""
+    wide = result_dtype(x.dtype, op)
+    if op == "sum":
+        return np.sum(x, dtype=wide if wide.kind in "iu" else np.float64)
+    if op == "prod":
+        return np.prod(x, dtype=wide if wide.kind in "iu" else np.float64)
+    return {"min": np.min, "max": np.max, "and": np.bitwise_and.reduce,
+            "or": np.bitwise_or.reduce, "xor": np.bitwise_xor.reduce}[op](x)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def first_context():
+    # POCL 3.1 builds its device list on a process's first OpenCL call, and first calls from
+    # several threads at once crash it (docs/design.md): make it here, before any test's threads.
+    return clfold.default_context()
+
+
+@pytest.mark.parametrize("dtype", INTEGERS)
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "and", "or", "xor"])
+@pytest.mark.parametrize("n", SIZES)
+def test_integers_are_numpys(dtype, op, n):
+    x = data(dtype, n)
+    if n == 0 and op in ("min", "max"):
+        with pytest.raises(ValueError, match="zero-size array"):
+            clfold.reduce(x, op)
+        return
+    got = clfold.reduce(x, op)
+    assert isinstance(got, np.generic) and got.dtype == result_dtype(dtype, op)
+    assert got == numpy_reduce(x, op)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", SIZES)
+def test_float_sums_within_the_bound(dtype, n):
+    x = data(dtype, n)
+    got = clfold.reduce(x)
+    assert got.dtype == result_dtype(dtype, "sum")
+    exact = math.fsum(x.astype(np.float64))
+    # docs/accuracy.md: the default's error is at most (L + 4) u A, L the tree's levels.
+    u = np.finfo(got.dtype).eps / 2
+    bound = (math.log2(max(n, 2)) + 4) * u * float(np.sum(np.abs(x.astype(np.float64))))
+    assert abs(float(got) - exact) <= bound
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_min_max_and_nan(dtype, op):
+    x = data(dtype, 1001)
+    assert clfold.reduce(x, op) == numpy_reduce(x, op)
+    x[500] = np.nan
+    assert np.isnan(clfold.reduce(x, op)) and np.isnan(numpy_reduce(x, op))
+
+
+def correctly_rounded(total, dtype):
+    """The value of type `dtype` nearest the Fraction `total`, ties to even."""
+    guess = dtype(float(total))
+    candidates = [np.nextafter(guess, dtype(-np.inf)), guess, np.nextafter(guess, dtype(np.inf))]
+    finite = [c for c in candidates if np.isfinite(c)]
+    best = min(finite, key=lambda c: (abs(Fraction(float(c)) - total),
+                                      int(np.array(c).view(np.uint32 if dtype == np.float32 else np.uint64)) & 1))
+    return best
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kernel", ["auto", "k1", "k7"])
+def test_exact_sums_are_correctly_rounded(dtype, kernel):
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(100003) * np.exp2(rng.integers(-60, 60, 100003))).astype(dtype)
+    x[10], x[20] = dtype(3e30 if dtype == np.float32 else 3e300), -dtype(3e30 if dtype == np.float32 else 3e300)
+    want = correctly_rounded(sum(Fraction(float(v)) for v in x), dtype)
+    got = clfold.reduce(x, accuracy="exact", kernel=kernel)
+    assert got.tobytes() == np.array(want, dtype=dtype).tobytes()
+    if dtype == np.float64:
+        assert got == math.fsum(x)
+
+
+def test_result_types_and_layouts():
+    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    assert clfold.reduce(x) == 276
+    assert clfold.reduce(x, axis=(0, 1, 2)) == 276 and clfold.reduce(x, axis=(2, -3, 1)) == 276
+    assert clfold.reduce(np.asfortranarray(x)) == 276
+    assert clfold.reduce(x[:, ::2, 1:]) == np.sum(x[:, ::2, 1:])
+    assert clfold.reduce(x.astype(">i4")) == 276          # byte-swapped: converted, as NumPy reads it
+    assert clfold.reduce([1.5, 2.5]) == 4.0                # anything np.asarray takes
+    assert clfold.reduce(memoryview(np.arange(5, dtype=np.int16))) == 10
+    assert clfold.reduce(np.array(7, dtype=np.uint8), "max") == 7
+    assert clfold.reduce(np.arange(4, dtype=np.float16)).dtype == np.float32
+    assert clfold.reduce(np.array([], dtype=np.int32), "and") == -1
+    assert clfold.reduce(np.array([], dtype=np.float64), "prod") == 1.0
+
+
+def test_kernels_and_accuracies():
+    x = data(np.float32, 5000)
+    want = math.fsum(x.astype(np.float64))
+    u, total = 2.0 ** -24, float(np.sum(np.abs(x.astype(np.float64))))
+    for kernel in clfold.KERNELS:
+        for block in (None, 64):
+            got = clfold.reduce(x, kernel=kernel, block=block)
+            assert abs(float(got) - want) <= (math.log2(5000) + 4) * u * total, kernel
+    # docs/accuracy.md's compensated bound, 2u|S| + ((L + 2)^2 + n/8192) u^2 A, on the tree kernels
+    for kernel in ("auto", "k3", "k7"):
+        got = clfold.reduce(x, kernel=kernel, accuracy="compensated")
+        assert abs(float(got) - want) <= 2 * u * abs(want) + (15 ** 2 + 1) * u * u * total
+    assert clfold.reduce(x, accuracy="fp64") == np.float32(want)
+
+
+def test_bad_arguments():
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(ValueError, match="unknown op 'mean'"):
+        clfold.reduce(x, "mean")
+    with pytest.raises(ValueError, match="unknown accuracy"):
+        clfold.reduce(x, accuracy="best")
+    with pytest.raises(ValueError, match="unknown kernel"):
+        clfold.reduce(x, kernel="k8")
+    with pytest.raises(ValueError, match="power of two"):
+        clfold.reduce(x, kernel="k3", block=48)
+    with pytest.raises(TypeError, match="bool"):
+        clfold.reduce(np.ones(3, dtype=bool))
+    with pytest.raises(TypeError, match="complex"):
+        clfold.reduce(np.ones(3, dtype=np.complex64))
+    with pytest.raises(NotImplementedError, match="issue 13"):
+        clfold.reduce(x.reshape(2, 5), axis=1)
+    with pytest.raises(np.AxisError if hasattr(np, "AxisError") else np.exceptions.AxisError):
+        clfold.reduce(x, axis=1)
+    with pytest.raises(ValueError, match="duplicate"):
+        clfold.reduce(x.reshape(2, 5), axis=(0, -2))
+    with pytest.raises(TypeError, match="axis"):
+        clfold.reduce(x, axis=0.5)
+
+
+def test_library_errors_carry_status_and_message():
+    with pytest.raises(clfold.Error) as caught:
+        clfold.reduce(np.ones(4, np.float32), "and")
+    assert caught.value.status == "CLFOLD_ERROR_OP_NOT_FOR_TYPE" and caught.value.message
+    with pytest.raises(clfold.Error) as caught:
+        clfold.reduce(np.ones(4, np.float32), "prod", accuracy="exact")
+    assert caught.value.status == "CLFOLD_ERROR_UNSUPPORTED" and "exact" in str(caught.value)
+    with pytest.raises(clfold.Error) as caught:
+        clfold.reduce(np.ones(4, np.float32), kernel="k3", block=1 << 20)
+    assert caught.value.status == "CLFOLD_ERROR_INVALID_BLOCK_SIZE"
+    with pytest.raises(clfold.Error) as caught:
+        clfold.Context(device="no such device")
+    assert caught.value.status == "CLFOLD_ERROR_DEVICE_NOT_FOUND" and "no such device" in str(caught.value)
+    assert isinstance(caught.value, RuntimeError)
+
+
+def test_devices_and_contexts():
+    found = clfold.devices()
+    assert found and all(d.selector.count(":") == 1 and d.name for d in found)
+    with clfold.Context(device=found[0]) as ctx:
+        assert ctx.device == found[0]
+        assert ctx.reduce(np.arange(100, dtype=np.int64)) == 4950
+        assert clfold.reduce(np.arange(100, dtype=np.int64), context=ctx) == 4950
+    with pytest.raises(ValueError, match="closed"):
+        ctx.reduce(np.arange(3))
+    ctx.close()  # twice: harmless
+    assert clfold.__version__ == clfold.library_version
+
+
+def test_a_context_shared_by_threads_is_serialised():
+    ctx = clfold.Context()
+    arrays = [data(np.int32, 10007, seed=s) for s in range(4)]
+    wrong = []
+
+    def work(x):
+        for op in ("sum", "max", "xor") * 5:
+            if ctx.reduce(x, op) != numpy_reduce(x, op):
+                wrong.append(op)
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in arrays]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ctx.close()
+    assert not wrong
+
+
+cl = pytest.importorskip("pyopencl")
+cl_array = pytest.importorskip("pyopencl.array")
+
+
+@pytest.fixture(scope="module")
+def queue():
+    platform = next(p for p in cl.get_platforms() if p.get_devices())
+    context = cl.Context([platform.get_devices()[0]])
+    return cl.CommandQueue(context)
+
+
+def test_pyopencl_arrays_reduce_on_their_queue(queue):
+    x = data(np.float64, 100001)
+    a = cl_array.to_device(queue, x)
+    assert clfold.reduce(a, accuracy="exact") == math.fsum(x)
+    assert clfold.reduce(a[17:], "max") == x[17:].max()           # a view at an offset
+    assert clfold.reduce(a[:0]) == 0.0
+    i = cl_array.to_device(queue, np.arange(1000, dtype=np.int16))
+    assert clfold.reduce(i) == 499500
+    with clfold.Context.from_queue(queue) as ctx:                  # a context made on the user's queue
+        assert ctx.reduce(i, "min") == 0
+    with pytest.raises(ValueError, match="contiguous"):
+        clfold.reduce(a[::2])
+
+
+def test_the_gil_is_released_during_a_reduction(queue):
+    """The reduction waits on the queue for a user event that only another Python thread sets:
+    with the GIL held during the call, that thread could never run, and the watchdog ends the test."""
+    gate = cl.UserEvent(queue.context)
+    cl.enqueue_marker(queue, wait_for=[gate])
+    a = cl_array.to_device(queue, np.arange(1000, dtype=np.int32), async_=True)
+    opener = threading.Timer(0.2, lambda: gate.set_status(cl.command_execution_status.COMPLETE))
+    faulthandler.dump_traceback_later(120, exit=True)
+    try:
+        opener.start()
+        assert clfold.reduce(a) == 499500
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        opener.join()
