@@ -28,11 +28,16 @@ static unsigned gpu_vector(const clfold_context *ctx, clfold_type in)
  */
 static const struct gpu_tuning PLAIN_TUNING = {512, 4, 4, 256};
 /*
- * Exact sums of halves and floats: the same grid, but one group only up to
- * 32 KiB, because each of their elements costs more than a plain one's
- * (2^16 floats: 0.0116 ms in 8 groups, 0.0176 in one).
+ * Exact sums of halves and floats: two groups a compute unit, and one group
+ * only up to 32 KiB, because each of their elements costs more than a plain
+ * one's (2^16 floats: 0.0116 ms in 8 groups, 0.0176 in one). With four
+ * groups a unit, floats took 2^22 0.0192 and 0.0182 ms against 0.0161 and
+ * 0.0150, 2^24 0.0383 and 0.0368 against 0.0353 and 0.0342, 2^28 0.3693
+ * and 0.3663 against 0.3652 and 0.3651 (H100, two rounds); halves 2^24
+ * 0.0222 against 0.0181, 2^29 0.3582 against 0.3544; both the same below
+ * 2^22 (bench/results/exact-h100.txt).
  */
-static const struct gpu_tuning EXACT_TUNING = {512, 4, 4, 32};
+static const struct gpu_tuning EXACT_TUNING = {512, 2, 4, 32};
 /*
  * Exact double sums: one group a compute unit, eight loads in flight each.
  * Their work-items hold 35-word states and end with a fold of them; fewer,
