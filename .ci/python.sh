@@ -5,7 +5,8 @@
 # `pip install .` there (scikit-build-core, from PyPI, builds libclfold with
 # this project's CMake into the package), then the module's tests on the
 # default device. Also builds the wheel, and checks that it holds the package
-# and its library and nothing else of the build.
+# and its library and nothing else of the build. Run .ci/deps first: the
+# compiler, CMake, the OpenCL headers and loader, and POCL come from there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/apt.sh

@@ -7,7 +7,8 @@ Sums N float32 values (default 2^26), element i being (i % 1000) / 1000 as in
   - clfold.reduce on a pyopencl.array.Array already on the device,
   - pyopencl.array.sum on that same device array (the value brought to the host),
   - numpy.sum on the NumPy array,
-each ROUNDS times (default 9) after a warm-up, interleaved so that the machine's
+each ROUNDS times (default 9) after a warm-up whose value is checked against
+the exact sum, interleaved so that the machine's
 noise falls on all of them alike, and prints the best and median wall time of
 each and the ratio of each peer's median to clfold.reduce's on the NumPy array
 (above 1: clfold faster). Then the per-call overhead at SMALL_N elements
@@ -17,6 +18,7 @@ calls each, alternated. Runs on the default device (CLFOLD_DEVICE) and PyOpenCL'
 device of the same name. Needs the module installed (docs/python.md) and, for
 the PyOpenCL rows, python3-pyopencl.
 """
+import math
 import statistics
 import sys
 import time
@@ -55,8 +57,11 @@ def main():
         calls["clfold.reduce (pyopencl)"] = lambda: clfold.reduce(on_device)
         calls["pyopencl.array.sum"] = lambda: cla.sum(on_device).get()
     times = {name: [] for name in calls}
+    exact = math.fsum(host.astype(np.float64))
     for name, call in calls.items():
-        call()  # warm-up: kernels built, buffers made
+        value = float(call())  # the warm-up builds kernels and buffers; its value is checked
+        if abs(value - exact) > 1e-4 * exact:
+            raise SystemExit(f"python-bench: {name} gave {value}, the exact sum is {exact}")
     for _ in range(rounds):
         for name, call in calls.items():
             start = time.perf_counter()
@@ -72,8 +77,11 @@ def main():
     x = host[:small].copy()
     result = np.zeros((), np.float32)
     type_value, op_value = _lib.from_name("type", "float"), _lib.from_name("op", "sum")
-    direct = lambda: _lib.lib.clfold_reduce_host(ctx._handle, x.ctypes.data, small, type_value,  # noqa: E731
-                                                 op_value, result.ctypes.data)
+    def direct():
+        if _lib.lib.clfold_reduce_host(ctx._handle, x.ctypes.data, small, type_value, op_value,
+                                       result.ctypes.data) != 0:
+            raise SystemExit("python-bench: " + _lib.last_error(ctx._handle))
+
     wrapped_times, plain_times = [], []
     for call, into in [(lambda: clfold.reduce(x), wrapped_times), (direct, plain_times)] * 2001:
         start = time.perf_counter()

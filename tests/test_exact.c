@@ -689,18 +689,17 @@ static int run_chunks(void)
     return test_finish("test_exact --chunks");
 }
 
-/* What exact does not do is refused with a status and a message, before any work. */
 /*
- * A sum of the 4 floats or 5 doubles at `data` is `want`, or, above 256
+ * A sum of the `count` floats or doubles at `data` is `want`, or, above 256
  * work-items, the driver refused the block and the message names its limit.
  */
-static void expect_sum_or_driver_limit(clfold_context *ctx, const void *data, clfold_type type,
-                                       double want, size_t block, const char *how)
+static void expect_sum_or_driver_limit(clfold_context *ctx, const void *data, size_t count,
+                                       clfold_type type, double want, size_t block, const char *how)
 {
     double total = 0;
     float total_f = 0;
     void *out = type == CLFOLD_FLOAT ? (void *)&total_f : (void *)&total;
-    clfold_status status = clfold_reduce_host(ctx, data, type == CLFOLD_FLOAT ? 4 : 5, type, CLFOLD_SUM, out);
+    clfold_status status = clfold_reduce_host(ctx, data, count, type, CLFOLD_SUM, out);
     if (block > 256 && status == CLFOLD_ERROR_INVALID_BLOCK_SIZE) {
         EXPECT(strstr(clfold_last_error(ctx), "the driver reports at most") != NULL, "%s: %s", how,
                clfold_last_error(ctx));
@@ -712,6 +711,54 @@ static void expect_sum_or_driver_limit(clfold_context *ctx, const void *data, cl
            clfold_status_string(status), total);
 }
 
+/*
+ * No block is refused for its local memory: with the device's taken as 1 KiB
+ * (16 float states, 2 double ones), the ladder's blocks from 256 up share
+ * each slot by 16 and more, and the sums stay exact: 8192 ones, so that every
+ * slot takes several work-items' values, and doubles that cancel. Double
+ * states stop at 1024 work-items, NVIDIA's largest group (a CPU device
+ * refuses 4096 of them). Past 256 a driver may still refuse a kernel's
+ * block for its registers (NVIDIA's K1..K5 with double states stop at 256):
+ * then the status says so, naming the driver's limit.
+ */
+static void check_shared_slots(void)
+{
+    setenv("CLFOLD_LOCAL_MEM_BYTES", "1024", 1);
+    clfold_context *ctx = test_context();
+    unsetenv("CLFOLD_LOCAL_MEM_BYTES");
+    if (ctx == NULL)
+        return;
+    static float ones[8192];
+    for (size_t i = 0; i < 8192; i++)
+        ones[i] = 1.0f;
+    size_t max_block = 0;
+    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_block, &max_block, NULL);
+    bool fp64 = test_device_has_fp64(clfold_device(ctx));
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    double tiny[5] = {0x1p-1074, 1e300, 3.0, -1e300, 0x1p-1074}, total = 0;
+    char how[64];
+    for (size_t k = 0; k < sizeof TREE_KERNELS / sizeof TREE_KERNELS[0]; k++) {
+        for (size_t block = 256; block <= max_block; block *= 2) {
+            snprintf(how, sizeof how, "%s block %zu, local 1 KiB", clfold_kernel_name(TREE_KERNELS[k]), block);
+            EXPECT_STATUS(ctx, clfold_set_kernel(ctx, TREE_KERNELS[k], block), CLFOLD_SUCCESS);
+            expect_sum_or_driver_limit(ctx, ones, 8192, CLFOLD_FLOAT, 8192.0, block, how);
+            if (fp64 && block <= 1024)
+                expect_sum_or_driver_limit(ctx, tiny, 5, CLFOLD_DOUBLE, 3.0, block, how);
+        }
+    }
+    /* A CPU worker thread's stack holds a group's values: 4096 double states are refused. */
+    cl_device_type device_type = 0;
+    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_TYPE, sizeof device_type, &device_type, NULL);
+    if (fp64 && (device_type & CL_DEVICE_TYPE_CPU) && max_block >= 4096) {
+        EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_K7, 4096), CLFOLD_SUCCESS);
+        EXPECT_STATUS(ctx, clfold_reduce_host(ctx, tiny, 5, CLFOLD_DOUBLE, CLFOLD_SUM, &total),
+                      CLFOLD_ERROR_INVALID_BLOCK_SIZE);
+        EXPECT(strstr(clfold_last_error(ctx), "blocks up to 2048") != NULL, "%s", clfold_last_error(ctx));
+    }
+    clfold_destroy(ctx);
+}
+
+/* What exact does not do is refused with a status and a message, before any work. */
 static int run_refusals(void)
 {
     clfold_context *ctx = test_context();
@@ -735,45 +782,7 @@ static int run_refusals(void)
     EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 4, CLFOLD_FLOAT, CLFOLD_MAX, &result), CLFOLD_SUCCESS);
     EXPECT(result == 4.0f, "float max %g", result);
     clfold_destroy(ctx);
-    /*
-     * No block is refused for its local memory: with the device's taken as
-     * 1 KiB (three double states), the ladder's largest blocks share each
-     * slot by hundreds, and the sums stay exact. Double states stop at 1024
-     * work-items, NVIDIA's largest group (a CPU device refuses 4096 of them,
-     * below). Past 256 a driver may still refuse a kernel's block for its
-     * registers (NVIDIA's K1..K5 with double states stop at 256): then the
-     * status says so, naming the driver's limit.
-     */
-    setenv("CLFOLD_LOCAL_MEM_BYTES", "1024", 1);
-    ctx = test_context();
-    unsetenv("CLFOLD_LOCAL_MEM_BYTES");
-    if (ctx == NULL)
-        return 1;
-    size_t max_block = 0;
-    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_block, &max_block, NULL);
-    bool fp64 = test_device_has_fp64(clfold_device(ctx));
-    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
-    double tiny[5] = {0x1p-1074, 1e300, 3.0, -1e300, 0x1p-1074}, total = 0;
-    char how[64];
-    for (size_t k = 0; k < sizeof TREE_KERNELS / sizeof TREE_KERNELS[0]; k++) {
-        for (size_t block = 256; block <= max_block; block *= 2) {
-            snprintf(how, sizeof how, "%s block %zu, local 1 KiB", clfold_kernel_name(TREE_KERNELS[k]), block);
-            EXPECT_STATUS(ctx, clfold_set_kernel(ctx, TREE_KERNELS[k], block), CLFOLD_SUCCESS);
-            expect_sum_or_driver_limit(ctx, data, CLFOLD_FLOAT, 10.0, block, how);
-            if (fp64 && block <= 1024)
-                expect_sum_or_driver_limit(ctx, tiny, CLFOLD_DOUBLE, 3.0, block, how);
-        }
-    }
-    /* A CPU worker thread's stack holds a group's values: 4096 double states are refused. */
-    cl_device_type device_type = 0;
-    clGetDeviceInfo(clfold_device(ctx), CL_DEVICE_TYPE, sizeof device_type, &device_type, NULL);
-    if (fp64 && (device_type & CL_DEVICE_TYPE_CPU) && max_block >= 4096) {
-        EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_K7, 4096), CLFOLD_SUCCESS);
-        EXPECT_STATUS(ctx, clfold_reduce_host(ctx, tiny, 5, CLFOLD_DOUBLE, CLFOLD_SUM, &total),
-                      CLFOLD_ERROR_INVALID_BLOCK_SIZE);
-        EXPECT(strstr(clfold_last_error(ctx), "blocks up to 2048") != NULL, "%s", clfold_last_error(ctx));
-    }
-    clfold_destroy(ctx);
+    check_shared_slots();
     return test_finish("test_exact --refusals");
 }
 

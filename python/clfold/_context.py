@@ -2,6 +2,7 @@
 import collections
 import ctypes
 import threading
+import weakref
 
 import numpy as np
 
@@ -95,14 +96,14 @@ class Context:
     manager, or call close(); a context is also closed when collected.
 
     Calls on one context are serialised by a lock, so threads may share it; separate contexts
-    run in parallel. The lock is not held while Python code runs, and ctypes releases the GIL
-    during every reduction, so other threads run while one waits on the device.
+    run in parallel. ctypes releases the GIL during every call into the library, so other
+    threads run while a reduction waits on the device.
     """
 
     def __init__(self, device=None):
         self._handle = None
         self._lock = threading.Lock()
-        self._queue = None
+        self._queue_ptr = None
         if isinstance(device, Device):
             device = device.selector
         if device is not None and not isinstance(device, str):
@@ -114,11 +115,11 @@ class Context:
 
     @classmethod
     def from_queue(cls, queue):
-        """A context on a PyOpenCL CommandQueue (kept alive by the context), for its arrays."""
+        """A context on a PyOpenCL CommandQueue, for its arrays (the library retains the queue)."""
         self = cls.__new__(cls)
         self._handle = None
         self._lock = threading.Lock()
-        self._queue = queue
+        self._queue_ptr = queue.int_ptr
         handle = _lib.context_p()
         _check(_lib.lib.clfold_create_with_queue(ctypes.byref(handle), ctypes.c_void_p(queue.int_ptr)), None)
         self._handle = handle
@@ -131,7 +132,10 @@ class Context:
             if self._handle is None:
                 raise ValueError("this clfold context is closed")
             mine = _lib.lib.clfold_device(self._handle)
-        return next(Device(*entry[:4]) for entry in _opencl.list_devices() if entry[4] == mine)
+        found = [Device(*entry[:4]) for entry in _opencl.list_devices() if entry[4] == mine]
+        if not found:
+            raise RuntimeError("the context's device is not among the OpenCL loader's devices")
+        return found[0]
 
     def close(self):
         """Releases the context's OpenCL objects; closing twice is harmless."""
@@ -188,12 +192,17 @@ class Context:
         return result[()]
 
     def _reduce_cl_array(self, x, type_value, op_value, result):
+        if not x.dtype.isnative:
+            raise TypeError(f"a pyopencl array of {x.dtype.str}, not in native byte order: clfold "
+                            "would read its bytes as native; convert it first")
         if not (x.flags.c_contiguous or x.flags.f_contiguous):
             raise ValueError("clfold reduces contiguous pyopencl arrays only: pass x.copy() or "
                              "x.get() for a strided view")
         if x.offset % x.dtype.itemsize != 0:
             raise ValueError(f"a pyopencl array at byte offset {x.offset}, not a multiple of its "
                              f"{x.dtype.itemsize}-byte elements")
+        if self._queue_ptr != x.queue.int_ptr:
+            x.queue.finish()  # this context's queue does not wait for the array's own
         if x.size == 0:  # no buffer to hand over: the empty reduction's identity
             return _lib.lib.clfold_reduce_host(self._handle, result.ctypes.data, 0, type_value,
                                                op_value, result.ctypes.data)
@@ -217,19 +226,30 @@ def default_context():
 
 
 def _queue_context(queue):
-    """The Context kept for a PyOpenCL queue, so that its programs are built once."""
+    """The Context kept for a PyOpenCL queue while the queue lives, so that its programs are
+    built once; it is closed when the queue is collected."""
     with _module_lock:
-        entry = _queue_contexts.get(queue.int_ptr)
-        if entry is None:
-            entry = _queue_contexts[queue.int_ptr] = Context.from_queue(queue)
-        return entry
+        key = queue.int_ptr
+        context = _queue_contexts.get(key)
+        if context is None:
+            context = _queue_contexts[key] = Context.from_queue(queue)
+            weakref.finalize(queue, _forget_queue, key)
+        return context
+
+
+def _forget_queue(key):
+    with _module_lock:
+        context = _queue_contexts.pop(key, None)
+    if context is not None:
+        context.close()
 
 
 def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None, context=None):
     """Reduces every element of `x` with `op` and returns a NumPy scalar.
 
     x: a NumPy array, anything NumPy can view (the buffer protocol, lists), or a
-    pyopencl.array.Array, which is reduced on its own queue with no copy to the host.
+    pyopencl.array.Array, which is reduced on its own queue with no copy to the host (with a
+    context= on another queue, after its own queue has finished).
     Non-contiguous or byte-swapped host arrays are copied first.
     op: "sum", "prod", "min", "max", "and", "or" or "xor".
     axis: None (or every axis), as NumPy's; other axes are not in libclfold yet.
@@ -239,7 +259,8 @@ def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=N
     array one kept for its queue.
 
     The result has clfold's result type: integer sums and products in 64 bits (int64 or
-    uint64), float16 sums as float32, min/max/and/or/xor in the element type. An empty array
+    uint64), every float16 result as float32, other min/max/and/or/xor results in the element
+    type. An empty array
     gives the operator's identity, but min and max of one raise ValueError, as in NumPy.
     Raises clfold.Error for what the library refuses (e.g. "and" of floats), ValueError or
     TypeError for bad arguments.

@@ -13,7 +13,15 @@ TYPES = ((1 << 2, "gpu"), (1 << 1, "cpu"), (1 << 3, "accelerator"), (1 << 4, "cu
 
 def _loader():
     """The ICD loader that libclfold was linked with: already in this process, found by its soname."""
-    return ctypes.CDLL(ctypes.util.find_library("OpenCL") or "libOpenCL.so.1")
+    cl = ctypes.CDLL(ctypes.util.find_library("OpenCL") or "libOpenCL.so.1")
+    handle, uint, size, out = ctypes.c_void_p, ctypes.c_uint, ctypes.c_size_t, ctypes.c_void_p
+    cl.clGetPlatformIDs.argtypes = [uint, out, ctypes.POINTER(uint)]
+    cl.clGetDeviceIDs.argtypes = [handle, ctypes.c_uint64, uint, out, ctypes.POINTER(uint)]
+    cl.clGetPlatformInfo.argtypes = [handle, uint, size, out, ctypes.POINTER(size)]
+    cl.clGetDeviceInfo.argtypes = [handle, uint, size, out, ctypes.POINTER(size)]
+    for function in (cl.clGetPlatformIDs, cl.clGetDeviceIDs, cl.clGetPlatformInfo, cl.clGetDeviceInfo):
+        function.restype = ctypes.c_int
+    return cl
 
 
 def _text(get, handle, param):

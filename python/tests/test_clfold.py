@@ -81,6 +81,16 @@ def test_float_sums_within_the_bound(dtype, n):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [0, 1, 2, 257, 5001])
+def test_float_products_within_the_bound(dtype, n):
+    x = (1 + 0.01 * np.random.default_rng(n).standard_normal(n)).astype(dtype)
+    got = clfold.reduce(x, "prod")
+    want = float(np.prod(x.astype(np.float64)))
+    # docs/accuracy.md: (n + 1) u |P|, plus half the smallest subnormal.
+    assert abs(float(got) - want) <= (n + 1) * np.finfo(got.dtype).eps / 2 * abs(want) + 1e-45
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("op", ["min", "max"])
 def test_min_max_and_nan(dtype, op):
     x = data(dtype, 1001)
@@ -201,9 +211,12 @@ def test_a_context_shared_by_threads_is_serialised():
     wrong = []
 
     def work(x):
-        for op in ("sum", "max", "xor") * 5:
-            if ctx.reduce(x, op) != numpy_reduce(x, op):
-                wrong.append(op)
+        try:
+            for op in ("sum", "max", "xor") * 5:
+                if ctx.reduce(x, op) != numpy_reduce(x, op):
+                    wrong.append(op)
+        except Exception as error:  # a thread's exception would otherwise pass unseen
+            wrong.append(repr(error))
 
     threads = [threading.Thread(target=work, args=(x,)) for x in arrays]
     for t in threads:
@@ -214,12 +227,12 @@ def test_a_context_shared_by_threads_is_serialised():
     assert not wrong
 
 
-cl = pytest.importorskip("pyopencl")
-cl_array = pytest.importorskip("pyopencl.array")
-
-
 @pytest.fixture(scope="module")
 def queue():
+    """A queue of the user's own, on PyOpenCL's first device (skips where PyOpenCL is absent)."""
+    global cl, cl_array
+    cl = pytest.importorskip("pyopencl")
+    cl_array = pytest.importorskip("pyopencl.array")
     platform = next(p for p in cl.get_platforms() if p.get_devices())
     context = cl.Context([platform.get_devices()[0]])
     return cl.CommandQueue(context)
@@ -237,6 +250,24 @@ def test_pyopencl_arrays_reduce_on_their_queue(queue):
         assert ctx.reduce(i, "min") == 0
     with pytest.raises(ValueError, match="contiguous"):
         clfold.reduce(a[::2])
+    with pytest.raises(TypeError, match="byte order"):
+        clfold.reduce(cl_array.to_device(queue, np.arange(4, dtype=">i4")))
+    # A context on the default device's own queue waits for the array's queue first.
+    other = cl.CommandQueue(queue.context)
+    with clfold.Context.from_queue(other) as ctx:
+        assert ctx.reduce(cl_array.to_device(queue, x, async_=True), accuracy="exact") == math.fsum(x)
+
+
+def test_a_queue_s_context_goes_with_the_queue(queue):
+    import gc
+    from clfold import _context
+    before = len(_context._queue_contexts)
+    for _ in range(3):
+        mine = cl.CommandQueue(queue.context)
+        assert clfold.reduce(cl_array.to_device(mine, np.ones(10, np.int32))) == 10
+        del mine
+        gc.collect()
+    assert len(_context._queue_contexts) == before
 
 
 def test_the_gil_is_released_during_a_reduction(queue):
@@ -245,11 +276,18 @@ def test_the_gil_is_released_during_a_reduction(queue):
     gate = cl.UserEvent(queue.context)
     cl.enqueue_marker(queue, wait_for=[gate])
     a = cl_array.to_device(queue, np.arange(1000, dtype=np.int32), async_=True)
-    opener = threading.Timer(0.2, lambda: gate.set_status(cl.command_execution_status.COMPLETE))
+    opened = threading.Event()
+
+    def open_gate():
+        opened.set()
+        gate.set_status(cl.command_execution_status.COMPLETE)
+
+    opener = threading.Timer(0.2, open_gate)
     faulthandler.dump_traceback_later(120, exit=True)
     try:
         opener.start()
         assert clfold.reduce(a) == 499500
+        assert opened.is_set()  # the reduction did wait for the gate, and the other thread ran
     finally:
         faulthandler.cancel_dump_traceback_later()
         opener.join()
