@@ -144,7 +144,9 @@ class Reference:
 
     def array(self, path):
         if path not in self.arrays:
-            self.arrays[path] = np.load(path, allow_pickle=False)
+            # The values as NumPy reads them, in the host's byte order, as clfold returns them.
+            a = np.load(path, allow_pickle=False)
+            self.arrays[path] = a.astype(a.dtype.newbyteorder("="), copy=False)
         return self.arrays[path]
 
     def exact_float(self, path, op):

@@ -58,9 +58,9 @@ static const struct {
      "speedup. Exit status 1 if any result is wrong.\n",
      "", NULL, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
     {"reduce", CMD_REDUCE, "reduce a NumPy .npy file and print the result",
-     "Reduces the .npy FILE (little-endian, any shape read as flat; its dtype gives\n"
-     "the type) and prints the result alone: integers in decimal, floats with enough\n"
-     "digits to round-trip.\n",
+     "Reduces the .npy FILE (either byte order, C or Fortran order, any shape\n"
+     "reduced whole; its dtype gives the type) and prints the result alone: integers\n"
+     "in decimal, floats with enough digits to round-trip.\n",
      "FILE", "a .npy FILE", 1u << FORMAT_TABLE},
     {"bench", CMD_BENCH, "sweep sizes, types and kernels; compare with peers; plot",
      "For every size, type, operator and kernel: device time of one reduction (best\n"

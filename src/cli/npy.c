@@ -143,7 +143,6 @@ struct dict {
     bool fortran_order;
     size_t count;     /* product of the shape; 1 for () */
     size_t ndim;
-    size_t wide_dims; /* dimensions longer than 1: Fortran order matters when 2 or more */
 };
 
 static int peek(const struct parser *p)
@@ -283,7 +282,6 @@ static int parse_shape(struct parser *p, struct dict *d)
         if (parse_dim(p, &dim, &overflow) != 0)
             return -1;
         d->ndim++;
-        d->wide_dims += dim > 1;
         if (dim == 0)
             zero = true;
         else if (count > SIZE_MAX / dim)
@@ -383,7 +381,7 @@ static const struct {
 
 #define N_DTYPES (sizeof DTYPES / sizeof DTYPES[0])
 
-/* The data must be in the host's byte order: clfold hands it on unchanged. */
+/* The host's byte order, as a dtype writes it. */
 static char host_order(void)
 {
     const uint16_t one = 1;
@@ -401,15 +399,18 @@ static int refuse_dtype(const char *descr, const struct report *report)
                     descr);
     if (kind == 'c')
         return fail(report, "complex dtype '%s' is unsupported", descr);
-    return fail(report, "dtype '%s' is unsupported (supported: |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 "
-                        "<f2 <f4 <f8)",
+    return fail(report, "dtype '%s' is unsupported (supported: i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8, "
+                        "either byte order)",
                 descr);
 }
 
-static int parse_dtype(const char *descr, const struct report *report, clfold_type *type)
+/* The element type, and whether its bytes come in the other order than the host's. */
+static int parse_dtype(const char *descr, const struct report *report, clfold_type *type,
+                       bool *swapped)
 {
     char order = descr[0];
     size_t i = 0;
+    *swapped = false;
     if (order == '\0' || strchr("<>|=", order) == NULL)
         return refuse_dtype(descr, report);
     while (i < N_DTYPES && strcmp(descr + 1, DTYPES[i].code) != 0)
@@ -421,13 +422,20 @@ static int parse_dtype(const char *descr, const struct report *report, clfold_ty
         return 0; /* one byte has no byte order: '|', '<', '>' and '=' are the same */
     if (order == '|')
         return fail(report, "dtype '%s' gives no byte order for a multi-byte type", descr);
-    if (order == '=' || order == host_order())
-        return 0; /* '=' is "native"; NumPy writes '<' or '>', so only hand-made files have it */
-    if (order == '>')
-        return fail(report, "big-endian data (dtype '%s') is unsupported; convert it in NumPy with "
-                            "arr.astype(arr.dtype.newbyteorder('<'))", descr);
-    return fail(report, "little-endian data (dtype '%s') is unsupported on this big-endian host",
-                descr);
+    /* '=' is "native"; NumPy writes '<' or '>', so only hand-made files have it. */
+    *swapped = order != '=' && order != host_order();
+    return 0;
+}
+
+/* Puts each of the `count` elements of `size` bytes at `data` into the other byte order. */
+static void swap_bytes(unsigned char *data, size_t count, size_t size)
+{
+    for (size_t i = 0; i < count; i++, data += size)
+        for (size_t lo = 0, hi = size - 1; lo < hi; lo++, hi--) {
+            unsigned char byte = data[lo];
+            data[lo] = data[hi];
+            data[hi] = byte;
+        }
 }
 
 /* What the header describes: the type and how many bytes of data follow. */
@@ -436,6 +444,7 @@ struct layout {
     size_t count;
     size_t item_size;
     size_t bytes;
+    bool swapped;  /* the data's byte order is not the host's: swapped after reading */
 };
 
 static int parse_header(const char *text, size_t len, const struct report *report,
@@ -443,15 +452,12 @@ static int parse_header(const char *text, size_t len, const struct report *repor
 {
     struct parser p = {text, len, 0, report};
     struct dict d = {0};
-    if (parse_dict(&p, &d) != 0 || parse_dtype(d.descr, report, &lay->type) != 0)
+    if (parse_dict(&p, &d) != 0 || parse_dtype(d.descr, report, &lay->type, &lay->swapped) != 0)
         return -1;
     /*
-     * Fortran order stores the first index fastest. With at most one
-     * dimension longer than 1, or no data at all, that is the C-order bytes.
+     * Fortran order stores the first index fastest. A whole-array reduction
+     * takes every element whatever their order, so they are read as they lie.
      */
-    if (d.fortran_order && d.wide_dims > 1 && d.count > 0)
-        return fail(report, "Fortran-order arrays with more than one dimension longer than 1 are "
-                            "unsupported; save np.ascontiguousarray(arr) instead");
     lay->item_size = clfold_type_size(lay->type);
     if (d.count > SIZE_MAX / lay->item_size)
         return fail(report, "data size overflows: %zu elements of %zu bytes", d.count,
@@ -509,6 +515,8 @@ int npy_read_memory(const void *bytes, size_t size, const char *name, struct npy
         if (out->data == NULL)
             return fail(&report, "out of memory for %zu bytes of data", lay.bytes);
         memcpy(out->data, b + offset, lay.bytes);
+        if (lay.swapped)
+            swap_bytes(out->data, lay.count, lay.item_size);
     }
     out->type = lay.type;
     out->count = lay.count;
@@ -617,6 +625,8 @@ static int read_data(struct source *src, const struct report *report, size_t off
         got += count_rest(src->file); /* a pipe, or a file that grew meanwhile */
     if (read_error(src->file, report) != 0 || check_data_size(lay, got, report) != 0)
         goto cleanup;
+    if (lay->swapped)
+        swap_bytes(data, lay->count, lay->item_size);
     out->type = lay->type;
     out->count = lay->count;
     out->data = data;

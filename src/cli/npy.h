@@ -2,11 +2,12 @@
  * npy.h: a reader for NumPy .npy files (format versions 1.0, 2.0 and 3.0)
  * holding one array of a type that clfold reduces.
  *
- * Accepted dtypes: |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 <f2 <f4 <f8 (any byte-order
- * character for the one-byte types; '=' is taken as the host's order). The
- * data must be in the host's byte order, C order (or Fortran order where that
- * is the same bytes: at most one dimension larger than 1), and exactly as long
- * as the header says. Everything else is refused with a reason in words.
+ * Accepted dtypes: i1 u1 i2 u2 i4 u4 i8 u8 f2 f4 f8 in either byte order
+ * ('<' or '>', swapped into the host's on reading; '=' is the host's; any
+ * byte-order character for the one-byte types), in C or Fortran order (the
+ * elements are kept as they lie: a whole-array reduction takes them in any
+ * order), and exactly as long as the header says. Everything else is refused with a
+ * reason in words.
  */
 #ifndef CLFOLD_CLI_NPY_H
 #define CLFOLD_CLI_NPY_H
@@ -18,7 +19,8 @@
 struct npy_array {
     clfold_type type; /* element type from the dtype */
     size_t count;     /* product of the shape; 1 for shape () */
-    void *data;       /* malloc'ed, count * clfold_type_size(type) bytes; NULL when count == 0 */
+    void *data;       /* malloc'ed, count * clfold_type_size(type) bytes, in the host's byte
+                         order; NULL when count == 0 */
 };
 
 /*
