@@ -121,6 +121,20 @@ for op in sum prod min max and or xor; do
     reduce_checked "$data/numpy_fortran_2d.npy" "$op"
 done
 for op in sum prod min max; do reduce_checked "$data/numpy_float32_2d.npy" "$op"; done
+# -O writes the printed result as NumPy's 0-d array of the result type.
+for case in "int8 sum int64" "uint16 max uint16" "half sum float32" "float prod float32" "int64 xor int64"; do
+    set -- $case
+    printed=$("$clfold" reduce -o "$2" "$work/$1.npy") || fail "reduce -o $2 $1"
+    "$clfold" reduce -o "$2" -O "$work/out.npy" "$work/$1.npy" >"$work/stdout" || fail "reduce -O $1 $2"
+    [ ! -s "$work/stdout" ] || fail "reduce -O also printed: $(cat "$work/stdout")"
+    "$numpy_python" -c 'import numpy as np, sys
+a = np.load(sys.argv[1])
+assert a.shape == () and a.dtype == np.dtype(sys.argv[2]), (a.shape, a.dtype)
+assert a == np.array(sys.argv[3]).astype(a.dtype), (a, sys.argv[3])' "$work/out.npy" "$3" "$printed" &&
+        ok || fail "reduce -O $1 $2: not the printed $printed as a 0-d $3"
+done
+expect_usage_error "$clfold" reduce -O "$work/no-such-dir/out.npy" "$work/int32.npy"
+expect_usage_error "$clfold" reduce -O
 if [ "$fp64" = True ]; then
     for op in sum prod min max; do reduce_checked "$data/numpy_float64_scalar.npy" "$op"; done
     [ "$("$clfold" reduce "$data/numpy_float64_scalar.npy")" = 2.5 ] && ok || fail "scalar file: not 2.5"

@@ -18,7 +18,7 @@
 /* Which options each command takes. */
 enum { OPT_DEVICE = 1, OPT_N = 2, OPT_TYPE = 4, OPT_OP = 8, OPT_KERNEL = 16, OPT_BLOCK = 32,
        OPT_FORMAT = 64, OPT_VERBOSE = 128, OPT_ACCURACY = 256, OPT_SIZES = 512,
-       OPT_PEER = 1024, OPT_PLOT = 2048 };
+       OPT_PEER = 1024, OPT_PLOT = 2048, OPT_OUTPUT = 4096 };
 
 struct option_spec {
     const char *short_name; /* "-d" */
@@ -34,6 +34,7 @@ static const struct option_spec OPTIONS[] = {
     {NULL, "--format", OPT_FORMAT, true},  {"-v", "--verbose", OPT_VERBOSE, false},
     {NULL, "--accuracy", OPT_ACCURACY, true}, {NULL, "--sizes", OPT_SIZES, true},
     {NULL, "--peer", OPT_PEER, true},         {NULL, "--plot", OPT_PLOT, true},
+    {"-O", "--output", OPT_OUTPUT, true},
 };
 
 static const struct {
@@ -60,7 +61,8 @@ static const struct {
     {"reduce", CMD_REDUCE, "reduce a NumPy .npy file and print the result",
      "Reduces the .npy FILE (either byte order, C or Fortran order, any shape\n"
      "reduced whole; its dtype gives the type) and prints the result alone: integers\n"
-     "in decimal, floats with enough digits to round-trip.\n",
+     "in decimal, floats with enough digits to round-trip; or, with -O, writes it\n"
+     "to a .npy file.\n",
      "FILE", "a .npy FILE", 1u << FORMAT_TABLE},
     {"bench", CMD_BENCH, "sweep sizes, types and kernels; compare with peers; plot",
      "For every size, type, operator and kernel: device time of one reduction (best\n"
@@ -98,6 +100,9 @@ static const struct {
      "  -b BLOCK    work-group size, a power of two (default: clfold chooses)\n"},
     {CMD_REDUCE, OPT_ACCURACY, "[--accuracy A]",
      "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
+    {CMD_REDUCE, OPT_OUTPUT, "[-O OUT.npy]",
+     "  -O OUT.npy  write the result to OUT.npy, a 0-d array of the result type,\n"
+     "              instead of printing it\n"},
     {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
     {CMD_BENCH, OPT_DEVICE, "[-d SEL]", "  -d SEL        device (see clfold --help)\n"},
     {CMD_BENCH, OPT_SIZES, "[--sizes LIST]",
@@ -294,6 +299,7 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
     }
     switch (flag) {
     case OPT_DEVICE: args->device = value; return 0;
+    case OPT_OUTPUT: args->output = value; return 0;
     case OPT_N:
         if (cli_parse_count(value, &args->n) != 0)
             return usage_error(err, cap, "-n takes a count (digits, or 2^K), not \"%s\"", value);

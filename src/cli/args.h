@@ -27,6 +27,7 @@ struct cli_args {
     clfold_accuracy accuracy; /* --accuracy */
     enum cli_format format;  /* --format */
     const char *file;        /* reduce's operand */
+    const char *output;      /* reduce's -O OUT.npy; NULL: print the result */
     /* bench: comma-separated lists, checked by the command */
     const char *sizes;       /* --sizes, e.g. "2^10:2^28" or "1000,2^20" */
     const char *types;       /* -t */

@@ -665,6 +665,45 @@ cleanup:
     return rc;
 }
 
+/* ---- writing a scalar ------------------------------------------------------ */
+
+int npy_write_scalar(const char *path, clfold_type type, const void *value, char *err,
+                     size_t err_cap)
+{
+    int rc = -1;
+    const struct report whom = {path != NULL ? path : "(null)", err, err_cap};
+    const struct report *report = &whom;
+    size_t i = 0;
+    FILE *file = NULL;
+
+    while (i < N_DTYPES && DTYPES[i].type != type)
+        i++;
+    if (path == NULL || value == NULL || i == N_DTYPES)
+        FAIL("npy_write_scalar: NULL path or value, or a type .npy has no code for");
+    size_t size = clfold_type_size(type);
+    /* The preamble, the dict and the spaces and newline that pad it to 64 bytes, as NumPy pads. */
+    char header[128];
+    int len = snprintf(header, sizeof header, "{'descr': '%c%s', 'fortran_order': False, 'shape': (), }",
+                       size == 1 ? '|' : host_order(), DTYPES[i].code);
+    size_t padded = (10 + (size_t)len + 1 + 63) / 64 * 64 - 10;
+    memset(header + len, ' ', padded - (size_t)len - 1);
+    header[padded - 1] = '\n';
+    const unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                        (unsigned char)(padded & 0xff), (unsigned char)(padded >> 8)};
+    file = fopen(path, "wb");
+    if (file == NULL)
+        FAIL("cannot create: %s", strerror(errno));
+    if (fwrite(preamble, 1, sizeof preamble, file) != sizeof preamble ||
+        fwrite(header, 1, padded, file) != padded || fwrite(value, 1, size, file) != size)
+        FAIL("write error: %s", strerror(errno));
+    rc = fclose(file) == 0 ? 0 : fail(report, "write error: %s", strerror(errno));
+    file = NULL;
+cleanup:
+    if (file != NULL)
+        fclose(file);
+    return rc;
+}
+
 void npy_free(struct npy_array *array)
 {
     if (array == NULL)

@@ -36,6 +36,15 @@ int npy_read_file(const char *path, struct npy_array *out, char *err, size_t err
 int npy_read_memory(const void *bytes, size_t size, const char *name, struct npy_array *out,
                     char *err, size_t err_cap);
 
+/*
+ * Writes `value`, one element of `type` in the host's byte order, to `path`
+ * as a .npy file (version 1.0) of shape (), as NumPy's np.save writes a
+ * scalar array. On failure returns -1 with a one-line reason in err, as
+ * npy_read_file does; on success 0.
+ */
+int npy_write_scalar(const char *path, clfold_type type, const void *value, char *err,
+                     size_t err_cap);
+
 /* Frees the data and empties *array; accepts NULL and an already empty array. */
 void npy_free(struct npy_array *array);
 

@@ -1,6 +1,6 @@
 /*
  * reduce_command.c: `clfold reduce FILE`: reduces a .npy file on a device
- * and prints the result alone on stdout.
+ * and prints the result alone on stdout, or writes it to a .npy file (-O).
  */
 #include <stdio.h>
 
@@ -42,8 +42,16 @@ int command_reduce(const struct cli_args *args)
         exit_status = report_failure(ctx, status, "reduce");
         goto cleanup;
     }
-    reference_format(text, sizeof text, &result, result_type);
-    printf("%s\n", text);
+    if (args->output != NULL) {
+        if (npy_write_scalar(args->output, result_type, &result, message, sizeof message) != 0) {
+            cli_error("%s", message);
+            exit_status = EXIT_BAD_INPUT;
+            goto cleanup;
+        }
+    } else {
+        reference_format(text, sizeof text, &result, result_type);
+        printf("%s\n", text);
+    }
     if (args->verbose) {
         clfold_run_info info;
         if (clfold_last_run(ctx, &info) == CLFOLD_SUCCESS)
