@@ -201,7 +201,9 @@ class Context:
         if x.offset % x.dtype.itemsize != 0:
             raise ValueError(f"a pyopencl array at byte offset {x.offset}, not a multiple of its "
                              f"{x.dtype.itemsize}-byte elements")
-        if self._queue_ptr != x.queue.int_ptr:
+        if x.queue is None:
+            x.finish()  # no queue of its own: at least its recorded events
+        elif self._queue_ptr != x.queue.int_ptr:
             x.queue.finish()  # this context's queue does not wait for the array's own
         if x.size == 0:  # no buffer to hand over: the empty reduction's identity
             return _lib.lib.clfold_reduce_host(self._handle, result.ctypes.data, 0, type_value,
@@ -265,6 +267,11 @@ def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=N
     Raises clfold.Error for what the library refuses (e.g. "and" of floats), ValueError or
     TypeError for bad arguments.
     """
-    if context is None:
-        context = _queue_context(x.queue) if _is_pyopencl_array(x) else default_context()
+    if context is None and _is_pyopencl_array(x):
+        if x.queue is None:
+            raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
+                             "or pass context=clfold.Context.from_queue(q)")
+        context = _queue_context(x.queue)
+    elif context is None:
+        context = default_context()
     return context.reduce(x, op, axis=axis, accuracy=accuracy, kernel=kernel, block=block)

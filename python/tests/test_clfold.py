@@ -250,6 +250,10 @@ def test_pyopencl_arrays_reduce_on_their_queue(queue):
         assert ctx.reduce(i, "min") == 0
     with pytest.raises(ValueError, match="contiguous"):
         clfold.reduce(a[::2])
+    with pytest.raises(ValueError, match="without a queue"):
+        clfold.reduce(a.with_queue(None))
+    with clfold.Context.from_queue(queue) as ctx:             # a queue-less array, a context given
+        assert ctx.reduce(a.with_queue(None), "min") == x.min()
     with pytest.raises(TypeError, match="byte order"):
         clfold.reduce(cl_array.to_device(queue, np.arange(4, dtype=">i4")))
     # A context on the default device's own queue waits for the array's queue first.
