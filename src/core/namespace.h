@@ -40,6 +40,7 @@
 /* reduce/: the paths (path.h) */
 #define atomic_run clfold_internal_atomic_run
 #define atomic_shape clfold_internal_atomic_shape
+#define block_fitting clfold_internal_block_fitting
 #define block_fitting_local clfold_internal_block_fitting_local
 #define cpu_bind clfold_internal_cpu_bind
 #define cpu_run clfold_internal_cpu_run

@@ -155,11 +155,16 @@ cleanup:
     return status;
 }
 
+size_t block_fitting(const struct job *job, size_t block, size_t per_value, size_t bytes)
+{
+    size_t value_bytes = accumulator_size(&job->config.acc);
+    while (block > 1 && block / per_value * value_bytes > bytes)
+        block /= 2;
+    return block;
+}
+
 size_t block_fitting_local(const clfold_context *ctx, const struct job *job, size_t block,
                            size_t per_value)
 {
-    size_t value_bytes = accumulator_size(&job->config.acc);
-    while (block > 1 && block / per_value * value_bytes > ctx->caps.local_mem_size)
-        block /= 2;
-    return block;
+    return block_fitting(job, block, per_value, (size_t)ctx->caps.local_mem_size);
 }

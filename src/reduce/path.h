@@ -196,9 +196,12 @@ void take_waits(struct pass_log *log, cl_uint *waits, const cl_event **wait_list
 size_t divide_up(size_t a, size_t b);
 
 /*
- * The largest power of two up to `block` whose work-group keeps its values
- * (`block / per_value` of them) in the device's local memory; at least 1.
+ * The largest power of two up to `block` whose work-group's values (`block /
+ * per_value` of the job's accumulator values) take at most `bytes`; at least 1.
  */
+size_t block_fitting(const struct job *job, size_t block, size_t per_value, size_t bytes);
+
+/* block_fitting within the device's local memory. */
 size_t block_fitting_local(const clfold_context *ctx, const struct job *job, size_t block,
                            size_t per_value);
 

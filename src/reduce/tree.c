@@ -19,10 +19,7 @@
  */
 static size_t local_share(const clfold_context *ctx, const struct job *job, size_t block)
 {
-    size_t value_bytes = accumulator_size(&job->config.acc), share = 1;
-    while (share < block && block / share * value_bytes > ctx->caps.local_mem_size)
-        share *= 2;
-    return share;
+    return block / block_fitting_local(ctx, job, block, 1);
 }
 
 /*
@@ -37,15 +34,13 @@ static size_t local_share(const clfold_context *ctx, const struct job *job, size
 
 static clfold_status check_cpu_group(clfold_context *ctx, const struct job *job, size_t block)
 {
-    size_t value_bytes = accumulator_size(&job->config.acc), fitting = block;
-    if (!ctx->caps.is_cpu || block * value_bytes <= CPU_GROUP_VALUE_BYTES)
+    size_t fitting = block_fitting(job, block, 1, CPU_GROUP_VALUE_BYTES);
+    if (!ctx->caps.is_cpu || fitting == block)
         return CLFOLD_SUCCESS;
-    while (fitting > 1 && fitting * value_bytes > CPU_GROUP_VALUE_BYTES)
-        fitting /= 2;
     return fail(ctx, CLFOLD_ERROR_INVALID_BLOCK_SIZE,
                 "%s cannot run %zu work-items per group of %zu-byte values on a CPU device: its "
                 "worker thread's stack holds them all; blocks up to %zu",
-                job->entry, block, value_bytes, fitting);
+                job->entry, block, accumulator_size(&job->config.acc), fitting);
 }
 
 /* Unless asked for one, blocks of 256, or less where the device's groups are smaller. */
