@@ -238,6 +238,72 @@ CLFOLD_API clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem 
 CLFOLD_API clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t count,
                                  clfold_type type, clfold_op op, void *result);
 
+/*
+ * Reductions along an axis of a matrix: `rows` x `cols` elements of `type`
+ * in a buffer, element (r, c) at element offset + r * row_pitch + c
+ * (row_pitch >= cols; rows of a larger matrix, or every other row, are views
+ * like any other). N-d arrays reduce through such a view: the runner folds
+ * their axes into one (docs/shapes.md).
+ */
+typedef struct {
+    size_t offset;     /* element (0, 0), counted in elements from the buffer's start */
+    size_t rows;
+    size_t cols;
+    size_t row_pitch;  /* elements from a row's start to the next row's; at least cols */
+} clfold_matrix;
+
+/*
+ * Reduces every row (axis 1: `rows` results) or every column (axis 0:
+ * `cols` results) of `matrix`, by the operator, with the context's
+ * accuracy and the error bounds of docs/accuracy.md. Blocking: `results`
+ * (host memory) receives the results, consecutive values of
+ * clfold_result_type(). An empty axis gives the operator's identity for
+ * every result. These reductions always run the device's own shape:
+ * clfold_set_kernel's choice applies to whole-array reductions only. The
+ * results are run-to-run deterministic; exact sums are correctly rounded.
+ */
+CLFOLD_API clfold_status clfold_reduce_axis(clfold_context *ctx, cl_mem buffer,
+                                            const clfold_matrix *matrix, int axis,
+                                            clfold_type type, clfold_op op, void *results);
+
+/*
+ * The same, non-blocking, with clfold_reduce_buffer_async's rules for the
+ * wait list, the event, and the result buffer: the results go to bytes
+ * result_offset .. result_offset + count * size of `result`.
+ */
+CLFOLD_API clfold_status clfold_reduce_axis_async(clfold_context *ctx, cl_mem buffer,
+                                                  const clfold_matrix *matrix, int axis,
+                                                  clfold_type type, clfold_op op, cl_mem result,
+                                                  size_t result_offset /* bytes */,
+                                                  cl_uint num_events_in_wait_list,
+                                                  const cl_event *event_wait_list,
+                                                  cl_event *event /* may be NULL */);
+
+/*
+ * Segmented reductions: `num_segments` results, segment s being elements
+ * [offsets[s], offsets[s + 1]) of the `count` elements that start at
+ * element `offset` of `buffer`. `offsets` is a buffer of num_segments + 1
+ * uint64 values (CSR style, as CUB's begin and end offsets), non-decreasing
+ * and at most `count`. An empty segment gives the operator's identity.
+ * The blocking form reads the offsets first and refuses bad ones with
+ * CLFOLD_ERROR_INVALID_ARGUMENT, naming the first; the non-blocking form
+ * cannot look at them before they are used, so there the kernels clamp:
+ * a segment reads only elements below `count`, and an end before its start
+ * makes it empty.
+ */
+CLFOLD_API clfold_status clfold_reduce_segments(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                                size_t count, cl_mem offsets, size_t num_segments,
+                                                clfold_type type, clfold_op op, void *results);
+
+CLFOLD_API clfold_status clfold_reduce_segments_async(clfold_context *ctx, cl_mem buffer,
+                                                      size_t offset, size_t count, cl_mem offsets,
+                                                      size_t num_segments, clfold_type type,
+                                                      clfold_op op, cl_mem result,
+                                                      size_t result_offset /* bytes */,
+                                                      cl_uint num_events_in_wait_list,
+                                                      const cl_event *event_wait_list,
+                                                      cl_event *event /* may be NULL */);
+
 /* The type a reduction of `type` by `op` returns, and its size in bytes. */
 CLFOLD_API clfold_status clfold_result_type(clfold_type type, clfold_op op, clfold_type *result_type);
 CLFOLD_API size_t clfold_type_size(clfold_type type); /* 0 for an unknown type */
@@ -257,7 +323,8 @@ CLFOLD_API clfold_status clfold_kernel_from_name(const char *name, clfold_kernel
 /* What the last successful reduction on a context did on the device. */
 typedef struct {
     clfold_kernel kernel;    /* the kernel that ran: AUTO for the device-shaped paths */
-    const char *path;        /* "ladder" (K1..K7, atomic), or auto's shape: "cpu", "gpu" */
+    const char *path;        /* "ladder" (K1..K7, atomic), or auto's shape: "cpu", "gpu";
+                                "rows", "columns", "segments" for axis and segmented reductions */
     size_t block_size;       /* its work-group size */
     unsigned passes;         /* kernel launches */
     double device_ms;        /* first launch's start to last launch's end; < 0 without profiling */

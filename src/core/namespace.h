@@ -38,10 +38,14 @@
 #define device_select clfold_internal_device_select
 
 /* reduce/: the paths (path.h) */
+#define add_run clfold_internal_add_run
 #define atomic_run clfold_internal_atomic_run
 #define atomic_shape clfold_internal_atomic_shape
 #define block_fitting clfold_internal_block_fitting
 #define block_fitting_local clfold_internal_block_fitting_local
+#define check_buffer clfold_internal_check_buffer
+#define check_request clfold_internal_check_request
+#define check_result clfold_internal_check_result
 #define cpu_bind clfold_internal_cpu_bind
 #define cpu_run clfold_internal_cpu_run
 #define cpu_shape clfold_internal_cpu_shape
@@ -53,9 +57,11 @@
 #define k7_shape clfold_internal_k7_shape
 #define launch_kernel clfold_internal_launch_kernel
 #define pass_launch clfold_internal_pass_launch
+#define pass_log_release clfold_internal_pass_log_release
 #define passes_run clfold_internal_passes_run
 #define path_choose clfold_internal_path_choose
 #define path_of_kernel clfold_internal_path_of_kernel
+#define scratch_abandon clfold_internal_scratch_abandon
 #define scratch_acquire clfold_internal_scratch_acquire
 #define scratch_all_free clfold_internal_scratch_all_free
 #define scratch_forget_tickets clfold_internal_scratch_forget_tickets

@@ -147,6 +147,13 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DSMALL_INT_SUM=1");
     if (config->local_share > 1)
         ok = ok && append(buf, cap, " -DLOCAL_SHARE=%u", config->local_share);
+    if (config->team != 0)
+        ok = ok && append(buf, cap, " -DTEAM=%u", config->team);
+    if (config->segmented)
+        ok = ok && append(buf, cap, " -DSEGMENTED=1");
+    if (config->width != 0)
+        ok = ok && append(buf, cap, " -DWIDTH=%u -DCOLS_PER_ITEM=%u", config->width,
+                          config->cols_per_item);
     /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences. */
     if (ctx->caps.inline_ptx && (config->atomic || config->unroll != 0))
         ok = ok && append(buf, cap, " -DINLINE_PTX=1");

@@ -25,6 +25,10 @@ struct build_config {
     unsigned unroll;         /* the GPU shape's UNROLL; 0 elsewhere */
     bool small_int_sum;      /* the shapes: 8- and 16-bit sums add vectors in 32-bit lanes first */
     unsigned local_share;    /* the ladder's LOCAL_SHARE: work-items a local slot; 0 or 1: one each */
+    unsigned team;           /* axis.cl's TEAM (rows, segments); 0 elsewhere */
+    bool segmented;          /* axis.cl's SEGMENTED: rows' bounds come from an offsets array */
+    unsigned width;          /* axis.cl's WIDTH and COLS_PER_ITEM (columns); 0 elsewhere */
+    unsigned cols_per_item;
 };
 
 #define PROGRAM_MAX_KERNELS 8

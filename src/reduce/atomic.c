@@ -67,10 +67,10 @@ clfold_status atomic_run(clfold_context *ctx, const struct job *job, const struc
              "clEnqueueFillBuffer (identity)");
     size_t groups = job->path->groups(job, &job->config, fold->count);
     struct pass all = {&job->config, fold->in, fold->offset, fold->count, target, groups, 0,
-                       false};
+                       false, 0};
     CHECK(pass_launch(ctx, job, fold, &all, groups * job->block, job->block, log));
     CHECK(program_kernel(ctx, &job->config, "narrow_word", &narrow));
-    struct pass last = {&job->config, target, 0, 1, NULL, 1, 0, true};
+    struct pass last = {&job->config, target, 0, 1, NULL, 1, 0, true, 0};
     CHECK(launch_kernel(ctx, narrow, "narrow_word", fold, &last, 1, 1, log));
     /* One value read and written, however many updates. */
     log->bytes_read = (uint64_t)fold->count * type_info(job->config.in)->size;

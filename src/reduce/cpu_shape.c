@@ -107,7 +107,8 @@ clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct f
     if (!one)
         CHECK(scratch_partials(ctx, fold->scratch, 0, shape.work_items * acc_size));
     struct pass pass = {&config, fold->in, fold->offset, fold->count,
-                        one ? NULL : fold->scratch->partials[0], shape.work_items, shape.chunk, one};
+                        one ? NULL : fold->scratch->partials[0], shape.work_items, shape.chunk, one,
+                        0};
     CHECK(pass_launch(ctx, job, fold, &pass, shape.work_items, 1, log));
     if (!one)
         CHECK(values_launch(ctx, job, fold, fold->scratch->partials[0], 0, shape.work_items, log));

@@ -8,6 +8,13 @@
 
 size_t divide_up(size_t a, size_t b) { return a / b + (a % b != 0); }
 
+void pass_log_release(struct pass_log *log)
+{
+    for (unsigned i = 0; i < log->count; i++)
+        clReleaseEvent(log->events[i]);
+    log->count = 0;
+}
+
 bool sums_small_integers(const struct build_config *config)
 {
     const struct type_info *in = type_info(config->in);
@@ -88,7 +95,8 @@ clfold_status launch_kernel(clfold_context *ctx, cl_kernel kernel, const char *e
     log->passes++;
     log->bytes_read += (uint64_t)pass->count * in_size;
     /* A last pass of several groups (the one launch) writes their partial values, then one. */
-    uint64_t values = pass->last ? (pass->groups > 1 ? pass->groups + 1 : 1) : pass->groups;
+    uint64_t values = pass->values_written != 0 ? pass->values_written
+                    : pass->last ? (pass->groups > 1 ? pass->groups + 1 : 1) : pass->groups;
     log->bytes_written += values * acc_size;
 cleanup:
     return status;
@@ -115,7 +123,7 @@ clfold_status values_launch(clfold_context *ctx, const struct job *job, const st
     struct build_config config = {.source = "reduce/values.cl", .in = job->config.in,
                                   .in_partials = true, .acc = job->config.acc,
                                   .op = job->config.op};
-    struct pass pass = {&config, in, offset, count, NULL, 1, 0, true};
+    struct pass pass = {&config, in, offset, count, NULL, 1, 0, true, 0};
     cl_kernel kernel = NULL;
     CHECK(program_kernel(ctx, &config, "fold_values", &kernel));
     CHECK(launch_kernel(ctx, kernel, "fold_values", fold, &pass, 1, 1, log));
@@ -129,7 +137,7 @@ clfold_status passes_run(clfold_context *ctx, const struct job *job, const struc
     clfold_status status = CLFOLD_SUCCESS;
     size_t acc_size = accumulator_size(&job->config.acc);
     struct build_config config = job->config;
-    struct pass pass = {&config, fold->in, fold->offset, fold->count, NULL, 0, 0, false};
+    struct pass pass = {&config, fold->in, fold->offset, fold->count, NULL, 0, 0, false, 0};
     int out = 0;
 
     for (;;) {

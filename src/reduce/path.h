@@ -86,6 +86,7 @@ struct pass {
     size_t groups;
     cl_ulong extra;              /* the path's own argument: the CPU shape's chunk */
     bool last;                   /* its value is the reduction's: it goes to the fold's out */
+    size_t values_written;       /* axis.c's passes: the values they write; 0: the rule for one result */
 };
 
 struct reduce_path {
@@ -135,6 +136,21 @@ clfold_status cpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *
 clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
                       struct pass_log *log);
 
+/* checks.c: what every public reduction checks before it enqueues anything. */
+
+/* Type, operator and the device's support for them. */
+clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op);
+
+/* Elements [offset, offset + count) of `element` bytes lie inside `buffer`, of this context. */
+clfold_status check_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
+                           size_t element);
+
+/* Bytes [at, at + size) lie inside `result`, of this context, which kernels may write. */
+clfold_status check_result(clfold_context *ctx, cl_mem result, size_t at, size_t size);
+
+/* reduce.c: adds one fold's launches to `info`; device time only from a profiling queue's events. */
+void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass_log *log);
+
 /* scratch.c: each reduction's own scratch. */
 
 /* A scratch no reduction in flight holds, marked busy: a completed one's, or a new one. */
@@ -149,6 +165,14 @@ void scratch_all_free(clfold_context *ctx);
 /* Makes partial-value buffer `which` (0 or 1) of `scratch` hold at least `bytes`. */
 clfold_status scratch_partials(clfold_context *ctx, struct scratch *scratch, int which,
                                size_t bytes);
+
+/*
+ * A failed enqueue may leave some of its commands in the queue, waiting on
+ * the caller's events; it must not wait for them. Its scratch stays held
+ * until a marker after them completes, or, without a marker, until the next
+ * wait for the whole queue.
+ */
+void scratch_abandon(clfold_context *ctx, struct scratch *scratch);
 
 /* Drops the ticket counter of a failed reduction, which may have left it anywhere. */
 void scratch_forget_tickets(struct scratch *scratch);
@@ -189,6 +213,9 @@ clfold_status passes_run(clfold_context *ctx, const struct job *job, const struc
  */
 clfold_status values_launch(clfold_context *ctx, const struct job *job, const struct fold *fold,
                             cl_mem in, size_t offset, size_t count, struct pass_log *log);
+
+/* Releases the events the log kept. */
+void pass_log_release(struct pass_log *log);
 
 /* The command's share of the log's wait list: all of it for the first command, then none. */
 void take_waits(struct pass_log *log, cl_uint *waits, const cl_event **wait_list);

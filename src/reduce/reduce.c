@@ -6,36 +6,12 @@
  * and how long it took on the device. Host arrays larger than the device's
  * largest buffer go in chunks whose values the host folds.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "accumulator.h"
 #include "path.h"
-
-static void pass_log_release(struct pass_log *log)
-{
-    for (unsigned i = 0; i < log->count; i++)
-        clReleaseEvent(log->events[i]);
-    log->count = 0;
-}
-
-/* Checks type, operator and device support. */
-static clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op)
-{
-    clfold_type acc;
-    clfold_status status = accumulator_type(type, op, &acc);
-    if (status == CLFOLD_ERROR_INVALID_TYPE)
-        return fail(ctx, status, "unknown element type %d", (int)type);
-    if (status == CLFOLD_ERROR_INVALID_OP)
-        return fail(ctx, status, "unknown operator %d", (int)op);
-    if (status == CLFOLD_ERROR_OP_NOT_FOR_TYPE)
-        return fail(ctx, status, "operator %s does not apply to %s values", clfold_op_name(op),
-                    clfold_type_name(type));
-    if ((type == CLFOLD_DOUBLE || acc == CLFOLD_DOUBLE) && !ctx->caps.has_fp64)
-        return fail(ctx, CLFOLD_ERROR_NO_FP64, "device %s has no double precision (cl_khr_fp64)",
-                    ctx->caps.name);
-    return CLFOLD_SUCCESS;
-}
 
 /*
  * The device time of the logged launches: from the start of the first to
@@ -53,37 +29,6 @@ static double device_milliseconds(const clfold_context *ctx, const struct pass_l
                                 &end, NULL) != CL_SUCCESS)
         return -1.0;
     return (double)(end - start) * 1e-6;
-}
-
-/* The size of `buffer` (`what` in messages), which must belong to the context's cl_context. */
-static clfold_status owned_bytes(clfold_context *ctx, cl_mem buffer, const char *what,
-                                 size_t *bytes)
-{
-    clfold_status status = CLFOLD_SUCCESS;
-    cl_context owner = NULL;
-    CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL),
-             "clGetMemObjectInfo(CL_MEM_CONTEXT)");
-    if (owner != ctx->cl)
-        FAIL(CLFOLD_ERROR_WRONG_CONTEXT, "%s belongs to another cl_context", what);
-    CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof *bytes, bytes, NULL),
-             "clGetMemObjectInfo(CL_MEM_SIZE)");
-cleanup:
-    return status;
-}
-
-/* Checks that elements [offset, offset + count) of `type` lie inside `buffer`. */
-static clfold_status check_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
-                                  size_t element)
-{
-    clfold_status status = CLFOLD_SUCCESS;
-    size_t bytes = 0;
-    CHECK(owned_bytes(ctx, buffer, "the buffer", &bytes));
-    if (offset > bytes / element || count > bytes / element - offset)
-        FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS,
-             "elements %zu..%zu+%zu lie beyond the buffer's %zu bytes (%zu elements)", offset,
-             offset, count, bytes, bytes / element);
-cleanup:
-    return status;
 }
 
 /* A checked request: what to reduce, and on which path. */
@@ -158,7 +103,7 @@ static clfold_run_info empty_run(const struct request *request)
 }
 
 /* Adds one fold's launches to `info`; device time only from a profiling queue's events. */
-static void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass_log *log)
+void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass_log *log)
 {
     double ms = device_milliseconds(ctx, log);
     info->device_ms = ms < 0 || info->device_ms < 0 ? -1.0 : info->device_ms + ms;
@@ -234,47 +179,6 @@ cleanup:
     return status;
 }
 
-/*
- * A failed enqueue may leave some of its commands in the queue, waiting on
- * the caller's events; it must not wait for them. Its scratch stays held
- * until a marker after them completes, or, without a marker, until the next
- * wait for the whole queue.
- */
-static void abandon(clfold_context *ctx, struct scratch *scratch)
-{
-    cl_event marker = NULL;
-    scratch_forget_tickets(scratch); /* its kernel may never have run to the reset */
-    if (clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &marker) == CL_SUCCESS)
-        scratch_hold(scratch, marker);
-}
-
-/* Checks that bytes [at, at + size) lie inside `result`, which kernels may write. */
-static clfold_status check_result(clfold_context *ctx, cl_mem result, size_t at, size_t size)
-{
-    clfold_status status = CLFOLD_SUCCESS;
-    cl_mem_flags flags = 0;
-    size_t bytes = 0;
-    CHECK(owned_bytes(ctx, result, "the result buffer", &bytes));
-    /* A sub-buffer made with no access flags inherits its parent's; some drivers report 0. */
-    for (cl_mem buffer = result; buffer != NULL;) {
-        cl_mem parent = NULL;
-        CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL),
-                 "clGetMemObjectInfo(CL_MEM_FLAGS)");
-        if (flags & CL_MEM_READ_ONLY)
-            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the result buffer is CL_MEM_READ_ONLY");
-        CHECK_CL(clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
-                                    NULL),
-                 "clGetMemObjectInfo(CL_MEM_ASSOCIATED_MEMOBJECT)");
-        buffer = parent;
-    }
-    if (at > bytes || size > bytes - at)
-        FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS,
-             "a %zu-byte result at byte %zu lies beyond the result buffer's %zu bytes", size, at,
-             bytes);
-cleanup:
-    return status;
-}
-
 clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, size_t offset,
                                          size_t count, clfold_type type, clfold_op op,
                                          cl_mem result, size_t result_offset,
@@ -315,7 +219,7 @@ clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, siz
     ctx->has_last_run = count != 0;
 cleanup:
     if (status != CLFOLD_SUCCESS && fold.scratch != NULL && fold.scratch->done == NULL)
-        abandon(ctx, fold.scratch);
+        scratch_abandon(ctx, fold.scratch);
     pass_log_release(&log);
     /* Written last: `event` may point into the wait list, which the enqueue read. */
     if (event != NULL)
@@ -345,14 +249,23 @@ cleanup:
     return status;
 }
 
-/* Folds one chunk of host memory: wrapped in place on a CPU, copied to a GPU. */
+/*
+ * Folds one chunk of host memory: wrapped in place on a CPU, copied to a
+ * GPU. Kernels take a buffer's start to lie on the device's base alignment,
+ * or 16 bytes where that is more (the GPU shape aligns its 16-byte loads
+ * from it), which memory wrapped in place need not: POCL crashed on the
+ * GPU shape's loads from a float array 4 bytes off. So such a chunk is
+ * copied.
+ */
 static clfold_status fold_host_chunk(clfold_context *ctx, const struct request *request,
                                      const void *data, size_t count, bool finish, void *value,
                                      clfold_run_info *info)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    cl_mem_flags flags = CL_MEM_READ_ONLY |
-                         (ctx->caps.is_cpu ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR);
+    size_t alignment = ctx->caps.base_align_bytes < 16 ? ctx->caps.base_align_bytes : 16;
+    bool aligned = (uintptr_t)data % alignment == 0;
+    cl_mem_flags flags = CL_MEM_READ_ONLY | (ctx->caps.is_cpu && aligned ? CL_MEM_USE_HOST_PTR
+                                                                         : CL_MEM_COPY_HOST_PTR);
     cl_int err;
     cl_mem buffer = clCreateBuffer(ctx->cl, flags, count * type_info(request->type)->size,
                                    (void *)data, &err);

@@ -133,3 +133,12 @@ clfold_status scratch_tickets(clfold_context *ctx, struct scratch *scratch)
 cleanup:
     return status;
 }
+
+/* Holds a failed enqueue's scratch until a marker after its commands completes (path.h). */
+void scratch_abandon(clfold_context *ctx, struct scratch *scratch)
+{
+    cl_event marker = NULL;
+    scratch_forget_tickets(scratch); /* its kernel may never have run to the reset */
+    if (clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &marker) == CL_SUCCESS)
+        scratch_hold(scratch, marker);
+}

@@ -1,0 +1,568 @@
+/*
+ * axis.c: the reductions with many results (cl/reduce/axis.cl): every row
+ * or column of a matrix, every segment of an offsets array. It checks a
+ * request, chooses the geometry from the shape and the device, and
+ * enqueues one launch, or two where a row is cut into pieces or a column
+ * into slices to keep every compute unit busy; the blocking forms then
+ * wait and read the results.
+ *
+ * The geometry depends on the shape and the device only, never on timing,
+ * so every result is run-to-run deterministic.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "path.h"
+
+/* A checked request: what to fold, and into how many results. */
+struct axis_request {
+    const char *path;            /* "rows", "columns" or "segments" (clfold_run_info's path) */
+    clfold_type type;
+    clfold_op op;
+    struct accumulator acc;
+    cl_mem in;
+    size_t offset;               /* element (0, 0), or the segments' element 0 */
+    size_t rows;                 /* rows of the matrix, or segments */
+    size_t cols;                 /* columns; for segments, the elements they lie in */
+    size_t pitch;
+    cl_mem bounds;               /* segments: rows + 1 offsets; else NULL */
+    size_t results;
+};
+
+/* The geometry of one request. */
+struct axis_shape {
+    size_t block;                /* work-items a group */
+    unsigned team;               /* rows: work-items a row; columns: WIDTH */
+    unsigned cols_per_item;      /* columns: COLS_PER_ITEM */
+    size_t pieces;               /* rows: pieces a row (1: one pass); columns: slices */
+    unsigned shift;              /* rows: log2 of pieces; columns: log2 of the column blocks' stride */
+    size_t per_group;            /* rows: pieces a group; columns: rows a slice */
+    size_t groups;
+};
+
+/* A row's work is cut into pieces no shorter than this, where rows are too few to fill the device. */
+#define GPU_MIN_PIECE 4096
+#define CPU_MIN_PIECE 16384
+
+/* Work-items a GPU keeps resident per compute unit (a Hopper SM holds 2048). */
+#define GPU_ITEMS_PER_UNIT 2048
+
+/* A CPU gets this many groups a compute unit, so that uneven rows even out. */
+#define CPU_GROUPS_PER_UNIT 8
+
+static size_t power_below(size_t n) /* the largest power of two <= n, for n >= 1 */
+{
+    size_t p = 1;
+    while (p <= n / 2)
+        p *= 2;
+    return p;
+}
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+static unsigned log2_of(size_t power) /* of a power of two */
+{
+    unsigned shift = 0;
+    while (((size_t)1 << shift) < power)
+        shift++;
+    return shift;
+}
+
+/* The device's shape, or the one CLFOLD_AUTO_SHAPE forces (how CI tests both on one device). */
+static bool cpu_shaped(const clfold_context *ctx)
+{
+    if (ctx->settings.shape == AUTO_SHAPE_OF_DEVICE)
+        return ctx->caps.is_cpu;
+    return ctx->settings.shape == AUTO_SHAPE_CPU;
+}
+
+/* GPU groups of 256, fewer where local memory holds fewer accumulator values. */
+static size_t gpu_block(const clfold_context *ctx, const struct accumulator *acc)
+{
+    size_t block = min_size(256, ctx->caps.max_work_group_size);
+    while (block > 1 && block * accumulator_size(acc) > ctx->caps.local_mem_size)
+        block /= 2;
+    return block;
+}
+
+/* Lanes for a row of `length` elements: about four elements each, at most the block. */
+static unsigned team_for(size_t length, size_t block)
+{
+    return (unsigned)min_size(power_below(length / 4 > 0 ? length / 4 : 1), block);
+}
+
+/*
+ * Rows and segments. GPUs: a team of lanes a row, sized to the row, as many
+ * rows a group as teams fit. CPUs: one work-item a group, folding whole rows
+ * in order. Rows too few to fill the device are cut into pieces.
+ */
+static void rows_shape(const clfold_context *ctx, const struct axis_request *request,
+                       struct axis_shape *shape)
+{
+    bool cpu = cpu_shaped(ctx);
+    size_t units = ctx->caps.compute_units;
+    size_t length = request->bounds != NULL ? request->cols / request->rows : request->cols;
+    size_t min_piece = cpu ? CPU_MIN_PIECE : GPU_MIN_PIECE;
+
+    shape->block = cpu ? 1 : gpu_block(ctx, &request->acc);
+    shape->team = cpu ? 1 : team_for(length, shape->block);
+    size_t fill = cpu ? units * CPU_GROUPS_PER_UNIT : units * GPU_ITEMS_PER_UNIT / shape->team;
+    shape->pieces = 1;
+    if (request->rows < fill && length >= 2 * min_piece) {
+        shape->pieces = power_below(min_size(divide_up(fill, request->rows), length / min_piece));
+        if (!cpu)
+            shape->team = team_for(divide_up(length, shape->pieces), shape->block);
+    }
+    shape->shift = log2_of(shape->pieces);
+    size_t teams = shape->block / shape->team;
+    size_t work = divide_up(request->rows * shape->pieces, teams); /* rounds of a group's teams */
+    size_t most = cpu ? units * CPU_GROUPS_PER_UNIT : units * 16;
+    size_t groups = min_size(work, most);
+    shape->per_group = divide_up(work, groups) * teams;
+    shape->groups = divide_up(request->rows * shape->pieces, shape->per_group);
+}
+
+/*
+ * Columns. GPUs: a group spans up to 32 neighbouring columns (a 128-byte
+ * line of floats a row) with block / 32 lanes down the rows. CPUs: one
+ * work-item folds a cache line's worth of columns. Rows are cut into
+ * slices until the groups fill the device.
+ */
+static void columns_shape(const clfold_context *ctx, const struct axis_request *request,
+                          struct axis_shape *shape)
+{
+    bool cpu = cpu_shaped(ctx);
+    size_t units = ctx->caps.compute_units;
+    size_t rows = request->rows, cols = request->cols;
+
+    shape->block = cpu ? 1 : gpu_block(ctx, &request->acc);
+    if (cpu) {
+        shape->team = 1;
+        shape->cols_per_item = (unsigned)min_size(16, 64 / type_info(request->type)->size);
+    } else {
+        size_t wide = 1;
+        while (wide < cols && wide < 32)
+            wide *= 2;
+        shape->team = (unsigned)min_size(wide, shape->block);
+        shape->cols_per_item = 1;
+    }
+    size_t lanes = shape->block / shape->team;
+    size_t col_blocks = divide_up(cols, shape->team * shape->cols_per_item);
+    size_t fill = cpu ? units * CPU_GROUPS_PER_UNIT : units * GPU_ITEMS_PER_UNIT / shape->block * 2;
+    size_t slices = 1;
+    if (col_blocks < fill)
+        slices = min_size(divide_up(fill, col_blocks), divide_up(rows, lanes * 64));
+    slices = slices > 0 ? slices : 1;
+    shape->per_group = rows > 0 ? divide_up(rows, slices) : 1;
+    shape->pieces = rows > 0 ? divide_up(rows, shape->per_group) : 1;
+    /* Column blocks a slice: a power of two (axis.cl says why), the last ones perhaps idle. */
+    shape->shift = log2_of(col_blocks > 1 ? 2 * power_below(col_blocks - 1) : 1);
+    shape->groups = shape->pieces << shape->shift;
+}
+
+/* The build of a pass over the caller's elements or, with partials, over the first pass's values. */
+static struct build_config axis_config(const struct axis_request *request,
+                                       const struct axis_shape *shape, bool partials)
+{
+    bool columns = request->path[0] == 'c';
+    struct build_config config = {.source = "reduce/axis.cl", .in = request->type,
+                                  .in_partials = partials, .acc = request->acc,
+                                  .op = request->op, .block_size = shape->block};
+    if (columns) {
+        config.width = shape->team;
+        config.cols_per_item = shape->cols_per_item;
+    } else {
+        config.team = shape->team;
+        config.segmented = request->bounds != NULL && !partials;
+    }
+    return config;
+}
+
+/* One launch of reduce_rows or reduce_columns: the common arguments, then the kernel's own. */
+static clfold_status axis_launch(clfold_context *ctx, const struct build_config *config,
+                                 const struct fold *fold, const struct pass *pass,
+                                 const cl_ulong *args, unsigned nargs, cl_mem bounds,
+                                 size_t groups, size_t block, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    const char *entry = config->width != 0 ? "reduce_columns" : "reduce_rows";
+    cl_kernel kernel = NULL;
+    CHECK(program_kernel(ctx, config, entry, &kernel));
+    for (unsigned i = 0; i < nargs; i++)
+        CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + i, sizeof args[i], &args[i]),
+                 "clSetKernelArg(shape)");
+    if (config->width == 0)
+        CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + nargs, sizeof bounds, &bounds),
+                 "clSetKernelArg(bounds)");
+    CHECK(launch_kernel(ctx, kernel, entry, fold, pass, groups * block, block, log));
+cleanup:
+    return status;
+}
+
+/* Rows and segments: one pass, or a pass of pieces and one that folds each row's pieces. */
+static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request *request,
+                                  const struct axis_shape *shape, struct fold *fold,
+                                  struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    bool split = shape->pieces > 1;
+    size_t read = request->bounds != NULL ? request->cols : request->rows * request->cols;
+    struct build_config config = axis_config(request, shape, false);
+    struct pass pass = {&config, request->in, request->offset, read, NULL, shape->groups, 0,
+                        !split, request->results * (split ? shape->pieces : 1)};
+    cl_ulong args[] = {request->rows, request->cols, request->pitch, shape->shift,
+                       shape->per_group};
+    if (request->bounds != NULL)
+        pass.count = request->cols; /* the kernel's n: segments' offsets are clamped to it */
+    if (split) {
+        CHECK(scratch_partials(ctx, fold->scratch, 0,
+                               request->rows * shape->pieces * accumulator_size(&request->acc)));
+        pass.out = fold->scratch->partials[0];
+    }
+    CHECK(axis_launch(ctx, &config, fold, &pass, args, 5, request->bounds, shape->groups,
+                      shape->block, log));
+    if (!split)
+        goto cleanup;
+
+    /* Each row's pieces are a row of the partial values' rows x pieces matrix. */
+    struct axis_request folding = *request;
+    folding.cols = folding.pitch = shape->pieces;
+    folding.bounds = NULL;
+    struct axis_shape second;
+    rows_shape(ctx, &folding, &second);
+    config = axis_config(&folding, &second, true);
+    pass = (struct pass){&config, fold->scratch->partials[0], 0, request->rows * shape->pieces,
+                         NULL, second.groups, 0, true, request->results};
+    cl_ulong folds[] = {folding.rows, folding.cols, folding.pitch, second.shift,
+                        second.per_group};
+    if (second.pieces != 1)
+        FAIL(CLFOLD_ERROR_UNSUPPORTED, "internal: a row's pieces were cut again");
+    CHECK(axis_launch(ctx, &config, fold, &pass, folds, 5, NULL, second.groups, second.block,
+                      log));
+cleanup:
+    return status;
+}
+
+/* Columns: one pass, or a pass of slices and one that folds each column's slices. */
+static clfold_status columns_enqueue(clfold_context *ctx, const struct axis_request *request,
+                                     const struct axis_shape *shape, struct fold *fold,
+                                     struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    bool split = shape->pieces > 1;
+    size_t stride = (size_t)1 << shape->shift; /* groups a slice */
+    struct build_config config = axis_config(request, shape, false);
+    struct pass pass = {&config, request->in, request->offset, request->rows * request->cols,
+                        NULL, shape->groups, 0, !split,
+                        request->results * (split ? shape->pieces : 1)};
+    cl_ulong args[] = {request->rows, request->cols, request->pitch, shape->per_group,
+                       shape->shift};
+    if (split) {
+        CHECK(scratch_partials(ctx, fold->scratch, 0,
+                               shape->pieces * request->cols * accumulator_size(&request->acc)));
+        pass.out = fold->scratch->partials[0];
+    }
+    CHECK(axis_launch(ctx, &config, fold, &pass, args, 5, NULL, shape->groups, shape->block,
+                      log));
+    if (!split)
+        goto cleanup;
+
+    /* The slices' values: a slices x cols matrix, folded down its columns in one slice. */
+    config = axis_config(request, shape, true);
+    pass = (struct pass){&config, fold->scratch->partials[0], 0, shape->pieces * request->cols,
+                         NULL, stride, 0, true, request->results};
+    cl_ulong folds[] = {shape->pieces, request->cols, request->cols, shape->pieces, shape->shift};
+    CHECK(axis_launch(ctx, &config, fold, &pass, folds, 5, NULL, stride, shape->block, log));
+cleanup:
+    return status;
+}
+
+/* Enqueues the request's results into out at byte `at`. */
+static clfold_status axis_enqueue(clfold_context *ctx, const struct axis_request *request,
+                                  cl_mem out, size_t at, struct scratch *scratch,
+                                  struct pass_log *log, size_t *block)
+{
+    struct fold fold = {request->in, request->offset, 0, out, at, true, scratch};
+    struct axis_shape shape = {0};
+    bool columns = request->path[0] == 'c';
+    if (columns)
+        columns_shape(ctx, request, &shape);
+    else
+        rows_shape(ctx, request, &shape);
+    *block = shape.block;
+    return columns ? columns_enqueue(ctx, request, &shape, &fold, log)
+                   : rows_enqueue(ctx, request, &shape, &fold, log);
+}
+
+/* What a request's type and operator need, and its accumulator. */
+static clfold_status axis_request_start(clfold_context *ctx, cl_mem buffer, clfold_type type,
+                                        clfold_op op, struct axis_request *request)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    if (buffer == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "buffer is NULL");
+    CHECK(check_request(ctx, type, op));
+    *request = (struct axis_request){.type = type, .op = op, .in = buffer};
+    CHECK(accumulator_choose(ctx, type, op, CLFOLD_AUTO, &request->acc));
+cleanup:
+    return status;
+}
+
+/* Checks a matrix and an axis: the view lies in the buffer, and the axis is 0 or 1. */
+static clfold_status matrix_request(clfold_context *ctx, cl_mem buffer,
+                                    const clfold_matrix *matrix, int axis, clfold_type type,
+                                    clfold_op op, struct axis_request *request)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    CHECK(axis_request_start(ctx, buffer, type, op, request));
+    if (matrix == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "matrix is NULL");
+    if (axis != 0 && axis != 1)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "axis %d of a matrix: it has axes 0 (down the "
+             "columns) and 1 (along the rows)", axis);
+    size_t rows = matrix->rows, cols = matrix->cols, pitch = matrix->row_pitch;
+    if (pitch < cols)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "a row pitch of %zu elements is less than the "
+             "matrix's %zu columns", pitch, cols);
+    /* The elements from (0, 0) to the last row's end; none for an empty matrix. */
+    size_t span = 0;
+    if (rows != 0 && cols != 0) {
+        if (rows - 1 > (SIZE_MAX - cols) / pitch)
+            FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS, "a %zu x %zu matrix with a row pitch of %zu "
+                 "exceeds the address space", rows, cols, pitch);
+        span = (rows - 1) * pitch + cols;
+    }
+    CHECK(check_buffer(ctx, buffer, matrix->offset, span, type_info(type)->size));
+    request->path = axis == 1 ? "rows" : "columns";
+    request->offset = matrix->offset;
+    request->rows = rows;
+    request->cols = cols;
+    request->pitch = pitch;
+    request->results = axis == 1 ? rows : cols;
+cleanup:
+    return status;
+}
+
+/* Checks segments: the elements lie in the buffer, and the offsets fit theirs. */
+static clfold_status segments_request(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                      size_t count, cl_mem offsets, size_t segments,
+                                      clfold_type type, clfold_op op,
+                                      struct axis_request *request)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    CHECK(axis_request_start(ctx, buffer, type, op, request));
+    CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
+    if (segments != 0) {
+        if (offsets == NULL)
+            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "offsets is NULL");
+        if (segments == SIZE_MAX)
+            FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu segments need more offsets than a size_t counts",
+                 segments);
+        CHECK(check_buffer(ctx, offsets, 0, segments + 1, sizeof(cl_ulong)));
+    }
+    request->path = "segments";
+    request->offset = offset;
+    request->rows = segments;
+    request->cols = count;
+    request->pitch = 0;
+    request->bounds = offsets;
+    request->results = segments;
+cleanup:
+    return status;
+}
+
+/* The blocking forms' check of the offsets: non-decreasing, none past `count`. */
+static clfold_status check_offsets(clfold_context *ctx, cl_mem offsets, size_t segments,
+                                   size_t count)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_ulong *bounds = malloc((segments + 1) * sizeof *bounds);
+    if (bounds == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %zu offsets", segments + 1);
+    CHECK_CL(clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE, 0,
+                                 (segments + 1) * sizeof *bounds, bounds, 0, NULL, NULL),
+             "clEnqueueReadBuffer (offsets)");
+    for (size_t s = 0; s <= segments; s++) {
+        if (bounds[s] > count)
+            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "offsets[%zu] = %llu lies past the %zu elements",
+                 s, (unsigned long long)bounds[s], count);
+        if (s > 0 && bounds[s] < bounds[s - 1])
+            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "offsets[%zu] = %llu is less than offsets[%zu] "
+                 "= %llu: offsets must not decrease", s, (unsigned long long)bounds[s], s - 1,
+                 (unsigned long long)bounds[s - 1]);
+    }
+cleanup:
+    free(bounds);
+    return status;
+}
+
+static void record_run(clfold_context *ctx, const struct axis_request *request, size_t block,
+                       const struct pass_log *log)
+{
+    ctx->last_run = (clfold_run_info){CLFOLD_AUTO, request->path, block, 0, 0.0, 0, 0};
+    add_run(&ctx->last_run, ctx, log);
+    ctx->has_last_run = true;
+}
+
+/* The blocking forms: the results into scratch, read into `results`. */
+static clfold_status axis_and_wait(clfold_context *ctx, const struct axis_request *request,
+                                   void *results)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct pass_log log = {.timed = ctx->caps.profiling};
+    struct scratch *scratch = NULL;
+    size_t size = type_info(request->acc.result)->size, block = 0;
+
+    if (request->results == 0)
+        return CLFOLD_SUCCESS;
+    CHECK(scratch_acquire(ctx, &scratch));
+    CHECK(scratch_partials(ctx, scratch, 1, request->results * size));
+    CHECK(axis_enqueue(ctx, request, scratch->partials[1], 0, scratch, &log, &block));
+    CHECK_CL(clEnqueueReadBuffer(ctx->queue, scratch->partials[1], CL_FALSE, 0,
+                                 request->results * size, results, 0, NULL, NULL),
+             "clEnqueueReadBuffer (results)");
+    CHECK_CL(clFinish(ctx->queue), "clFinish");
+    record_run(ctx, request, block, &log);
+cleanup:
+    if (status != CLFOLD_SUCCESS)
+        clFinish(ctx->queue); /* nothing of ours may still be running */
+    scratch_all_free(ctx);
+    pass_log_release(&log);
+    return status;
+}
+
+/*
+ * The non-blocking forms: the results into `result`. With no results there
+ * is nothing to run, and the event is a marker after the wait list.
+ */
+static clfold_status axis_async(clfold_context *ctx, const struct axis_request *request,
+                                cl_mem result, size_t at, cl_uint waits,
+                                const cl_event *wait_list, cl_event *event)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct pass_log log = {.waits = waits, .wait_list = wait_list, .keep_last = true};
+    struct scratch *scratch = NULL;
+    size_t size = type_info(request->acc.result)->size, block = 0;
+    cl_event done = NULL;
+
+    if ((waits == 0) != (wait_list == NULL))
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the wait list has %u events but is %s", waits,
+             wait_list == NULL ? "NULL" : "not NULL");
+    if (result == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "result is NULL");
+    if (request->results > SIZE_MAX / size)
+        FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu results exceed the address space", request->results);
+    CHECK(check_result(ctx, result, at, request->results * size));
+    if (request->results == 0) {
+        CHECK_CL(clEnqueueMarkerWithWaitList(ctx->queue, waits, wait_list, &done),
+                 "clEnqueueMarkerWithWaitList");
+        goto cleanup;
+    }
+    CHECK(scratch_acquire(ctx, &scratch));
+    CHECK(axis_enqueue(ctx, request, result, at, scratch, &log, &block));
+    /* The last launch's event: the scratch keeps it, and the caller gets a reference. */
+    done = log.events[--log.count];
+    scratch_hold(scratch, done);
+    CHECK_CL(clRetainEvent(done), "clRetainEvent");
+    record_run(ctx, request, block, &log);
+cleanup:
+    if (status != CLFOLD_SUCCESS && scratch != NULL && scratch->done == NULL)
+        scratch_abandon(ctx, scratch);
+    pass_log_release(&log);
+    /* Written last: `event` may point into the wait list, which the enqueue read. */
+    if (event != NULL)
+        *event = status == CLFOLD_SUCCESS ? done : NULL;
+    else if (done != NULL && status == CLFOLD_SUCCESS)
+        clReleaseEvent(done);
+    return status;
+}
+
+/* Every public entry's start: no last run until this one succeeds. */
+static void enter(clfold_context *ctx)
+{
+    clear_error(ctx);
+    ctx->has_last_run = false;
+}
+
+clfold_status clfold_reduce_axis(clfold_context *ctx, cl_mem buffer, const clfold_matrix *matrix,
+                                 int axis, clfold_type type, clfold_op op, void *results)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct axis_request request;
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    enter(ctx);
+    CHECK(matrix_request(ctx, buffer, matrix, axis, type, op, &request));
+    if (results == NULL && request.results != 0)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "results is NULL");
+    CHECK(axis_and_wait(ctx, &request, results));
+cleanup:
+    return status;
+}
+
+clfold_status clfold_reduce_axis_async(clfold_context *ctx, cl_mem buffer,
+                                       const clfold_matrix *matrix, int axis, clfold_type type,
+                                       clfold_op op, cl_mem result, size_t result_offset,
+                                       cl_uint num_events_in_wait_list,
+                                       const cl_event *event_wait_list, cl_event *event)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct axis_request request;
+    if (ctx == NULL) {
+        if (event != NULL)
+            *event = NULL;
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    }
+    enter(ctx);
+    CHECK(matrix_request(ctx, buffer, matrix, axis, type, op, &request));
+    return axis_async(ctx, &request, result, result_offset, num_events_in_wait_list,
+                      event_wait_list, event);
+cleanup:
+    if (event != NULL)
+        *event = NULL;
+    return status;
+}
+
+clfold_status clfold_reduce_segments(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                     size_t count, cl_mem offsets, size_t num_segments,
+                                     clfold_type type, clfold_op op, void *results)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct axis_request request;
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    enter(ctx);
+    CHECK(segments_request(ctx, buffer, offset, count, offsets, num_segments, type, op,
+                           &request));
+    if (results == NULL && num_segments != 0)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "results is NULL");
+    if (num_segments != 0)
+        CHECK(check_offsets(ctx, offsets, num_segments, count));
+    CHECK(axis_and_wait(ctx, &request, results));
+cleanup:
+    return status;
+}
+
+clfold_status clfold_reduce_segments_async(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                           size_t count, cl_mem offsets, size_t num_segments,
+                                           clfold_type type, clfold_op op, cl_mem result,
+                                           size_t result_offset, cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list, cl_event *event)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct axis_request request;
+    if (ctx == NULL) {
+        if (event != NULL)
+            *event = NULL;
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    }
+    enter(ctx);
+    CHECK(segments_request(ctx, buffer, offset, count, offsets, num_segments, type, op,
+                           &request));
+    return axis_async(ctx, &request, result, result_offset, num_events_in_wait_list,
+                      event_wait_list, event);
+cleanup:
+    if (event != NULL)
+        *event = NULL;
+    return status;
+}
