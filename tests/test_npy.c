@@ -111,7 +111,7 @@ static void check_refusal(int rc, const struct npy_array *arr, const char *err, 
 static void expect_fail(struct image img, const char *needle, const char *label)
 {
     char err[512] = "";
-    struct npy_array arr = {CLFOLD_FLOAT, 99, NULL};
+    struct npy_array arr = {.type = CLFOLD_FLOAT, .count = 99};
     int rc = npy_read_memory(img.bytes, img.size, "in.npy", &arr, err, sizeof err);
     check_refusal(rc, &arr, err, "in.npy", needle, label);
     if (rc == 0)
@@ -197,6 +197,52 @@ static void test_shapes(void)
     expect_simple("<i4", "( 2 ,\n 3 , )", 6, CLFOLD_INT32);
     /* 4096 elements of 8 bytes: more than any small-buffer path */
     expect_simple("<u8", "(64, 64)", 4096, CLFOLD_UINT64);
+}
+
+/* The shape and order come through as the header says; npy_write writes them back. */
+static void test_shape_kept(void)
+{
+    const float data[6] = {1, 2, 3, 4, 5, 6};
+    char err[512] = "";
+    struct npy_array arr = {0}, back = {0};
+    struct image img = make_npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3)}",
+                                data, sizeof data);
+    EXPECT(npy_read_memory(img.bytes, img.size, "in.npy", &arr, err, sizeof err) == 0, "%s", err);
+    EXPECT(arr.ndim == 2 && arr.shape[0] == 2 && arr.shape[1] == 3 && arr.fortran_order,
+           "shape (2, 3) Fortran read as %zu-d (%zu, %zu) %s", arr.ndim, arr.shape[0],
+           arr.shape[1], arr.fortran_order ? "Fortran" : "C");
+    free(img.bytes);
+    npy_free(&arr);
+    img = make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': ()}", data, 4);
+    EXPECT(npy_read_memory(img.bytes, img.size, "in.npy", &arr, err, sizeof err) == 0, "%s", err);
+    EXPECT(arr.ndim == 0 && !arr.fortran_order, "shape () read as %zu-d", arr.ndim);
+    free(img.bytes);
+    npy_free(&arr);
+
+    static const size_t shapes[][4] = {{1, 6}, {2, 2, 3}, {3, 1, 6, 1}}; /* ndim, shape */
+    char path[] = "/tmp/clfold_test_npy_XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT(fd >= 0, "mkstemp");
+    if (fd < 0)
+        return;
+    close(fd);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        size_t ndim = shapes[s][0];
+        EXPECT(npy_write(path, CLFOLD_FLOAT, ndim, shapes[s] + 1, data, err, sizeof err) == 0,
+               "%s", err);
+        EXPECT(npy_read_file(path, &back, err, sizeof err) == 0, "%s", err);
+        EXPECT(back.ndim == ndim && back.count == 6 && !back.fortran_order &&
+                   memcmp(back.shape, shapes[s] + 1, ndim * sizeof(size_t)) == 0 &&
+                   back.data != NULL && memcmp(back.data, data, sizeof data) == 0,
+               "npy_write of a %zu-d array did not read back", ndim);
+        npy_free(&back);
+    }
+    size_t empty[2] = {0, 4};
+    EXPECT(npy_write(path, CLFOLD_INT64, 2, empty, NULL, err, sizeof err) == 0, "%s", err);
+    EXPECT(npy_read_file(path, &back, err, sizeof err) == 0 && back.ndim == 2 && back.count == 0,
+           "an empty (0, 4) array did not read back: %s", err);
+    npy_free(&back);
+    remove(path);
 }
 
 static void test_header_spellings(void)
@@ -450,7 +496,7 @@ static bool write_file(const char *path, const void *bytes, size_t size)
 static void expect_file_fail(const char *path, const char *needle, const char *label)
 {
     char err[512] = "";
-    struct npy_array arr = {CLFOLD_FLOAT, 99, NULL};
+    struct npy_array arr = {.type = CLFOLD_FLOAT, .count = 99};
     int rc = npy_read_file(path, &arr, err, sizeof err);
     check_refusal(rc, &arr, err, path, needle, label);
     if (rc == 0)
@@ -509,6 +555,7 @@ int main(void)
 {
     test_dtypes();
     test_shapes();
+    test_shape_kept();
     test_header_spellings();
     test_dtype_refusals();
     test_malformed_dicts();

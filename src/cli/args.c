@@ -18,7 +18,8 @@
 /* Which options each command takes. */
 enum { OPT_DEVICE = 1, OPT_N = 2, OPT_TYPE = 4, OPT_OP = 8, OPT_KERNEL = 16, OPT_BLOCK = 32,
        OPT_FORMAT = 64, OPT_VERBOSE = 128, OPT_ACCURACY = 256, OPT_SIZES = 512,
-       OPT_PEER = 1024, OPT_PLOT = 2048, OPT_OUTPUT = 4096 };
+       OPT_PEER = 1024, OPT_PLOT = 2048, OPT_OUTPUT = 4096, OPT_AXIS = 8192,
+       OPT_SEGMENTS = 16384, OPT_SHAPE = 32768 };
 
 struct option_spec {
     const char *short_name; /* "-d" */
@@ -34,7 +35,8 @@ static const struct option_spec OPTIONS[] = {
     {NULL, "--format", OPT_FORMAT, true},  {"-v", "--verbose", OPT_VERBOSE, false},
     {NULL, "--accuracy", OPT_ACCURACY, true}, {NULL, "--sizes", OPT_SIZES, true},
     {NULL, "--peer", OPT_PEER, true},         {NULL, "--plot", OPT_PLOT, true},
-    {"-O", "--output", OPT_OUTPUT, true},
+    {"-O", "--output", OPT_OUTPUT, true},     {NULL, "--axis", OPT_AXIS, true},
+    {NULL, "--segments", OPT_SEGMENTS, true}, {NULL, "--shape", OPT_SHAPE, true},
 };
 
 static const struct {
@@ -59,10 +61,11 @@ static const struct {
      "speedup. Exit status 1 if any result is wrong.\n",
      "", NULL, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
     {"reduce", CMD_REDUCE, "reduce a NumPy .npy file and print the result",
-     "Reduces the .npy FILE (either byte order, C or Fortran order, any shape\n"
-     "reduced whole; its dtype gives the type) and prints the result alone: integers\n"
-     "in decimal, floats with enough digits to round-trip; or, with -O, writes it\n"
-     "to a .npy file.\n",
+     "Reduces the .npy FILE (either byte order, C or Fortran order; its dtype gives\n"
+     "the type) whole, along axes (--axis, as NumPy's axis=), or over segments\n"
+     "(--segments), and prints the results one per line, in C order: integers in\n"
+     "decimal, floats with enough digits to round-trip; or, with -O, writes them\n"
+     "to a .npy file of the result's shape and type.\n",
      "FILE", "a .npy FILE", 1u << FORMAT_TABLE},
     {"bench", CMD_BENCH, "sweep sizes, types and kernels; compare with peers; plot",
      "For every size, type, operator and kernel: device time of one reduction (best\n"
@@ -100,9 +103,16 @@ static const struct {
      "  -b BLOCK    work-group size, a power of two (default: clfold chooses)\n"},
     {CMD_REDUCE, OPT_ACCURACY, "[--accuracy A]",
      "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
+    {CMD_REDUCE, OPT_AXIS, "[--axis A[,B...]]",
+     "  --axis A[,B...]  reduce along these axes (negative ones count from the end);\n"
+     "              the result has the other axes\n"},
+    {CMD_REDUCE, OPT_SEGMENTS, "[--segments OFFSETS.npy]",
+     "  --segments OFFSETS.npy  reduce each segment [OFFSETS[s], OFFSETS[s+1]) of the\n"
+     "              flattened FILE; OFFSETS is 1-d int64 or uint64, non-decreasing;\n"
+     "              an empty segment gives the operator's identity\n"},
     {CMD_REDUCE, OPT_OUTPUT, "[-O OUT.npy]",
-     "  -O OUT.npy  write the result to OUT.npy, a 0-d array of the result type,\n"
-     "              instead of printing it\n"},
+     "  -O OUT.npy  write the result to OUT.npy, an array of the result type (0-d for\n"
+     "              a whole-array reduction), instead of printing it\n"},
     {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
     {CMD_BENCH, OPT_DEVICE, "[-d SEL]", "  -d SEL        device (see clfold --help)\n"},
     {CMD_BENCH, OPT_SIZES, "[--sizes LIST]",
@@ -114,9 +124,17 @@ static const struct {
      "  -k KERNELS    comma list of auto, k1..k7, atomic (default auto)\n"},
     {CMD_BENCH, OPT_ACCURACY, "[--accuracy A]",
      "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
+    {CMD_BENCH, OPT_SHAPE, "[--shape RxC --axis A]",
+     "  --shape RxC --axis A  reduce every row (A = 1) or column (A = 0) of an\n"
+     "                R x C matrix instead of the whole array\n"},
+    {CMD_BENCH, OPT_AXIS, "", ""},
+    {CMD_BENCH, OPT_SEGMENTS, "[--segments power-law]",
+     "  --segments power-law  reduce segments of lengths 1 to 2^20, log-uniform,\n"
+     "                covering --sizes N (one size; default 2^26)\n"},
     {CMD_BENCH, OPT_PEER, "[--peer CMD]...",
      "  --peer CMD    also run CMD TYPE N... (see bench/peers/), which prints one JSON\n"
-     "                object per size; its time and the ratio to clfold are shown\n"},
+     "                object per size; its time and the ratio to clfold are shown.\n"
+     "                Shapes add --shape RxC --axis A, or --segments OFFSETS.npy\n"},
     {CMD_BENCH, OPT_FORMAT, "[--format table|csv|json]",
      "  --format F    table, csv or json (default table)\n"},
     {CMD_BENCH, OPT_PLOT, "[--plot FILE.png]",
@@ -191,7 +209,7 @@ size_t cli_usage(enum cli_command command, char *buf, size_t cap)
     size_t line_start = used, indent = strlen("usage: clfold ") + strlen(COMMANDS[c].name) + 1;
     put(buf, cap, &used, "usage: clfold %s", COMMANDS[c].name);
     for (size_t i = 0; i < COUNT(USAGE); i++)
-        if (USAGE[i].command == command)
+        if (USAGE[i].command == command && USAGE[i].synopsis[0] != '\0')
             put_word(buf, cap, &used, &line_start, indent, USAGE[i].synopsis);
     if (COMMANDS[c].operands[0] != '\0')
         put_word(buf, cap, &used, &line_start, indent, COMMANDS[c].operands);
@@ -300,6 +318,9 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
     switch (flag) {
     case OPT_DEVICE: args->device = value; return 0;
     case OPT_OUTPUT: args->output = value; return 0;
+    case OPT_AXIS: args->axes = value; return 0;
+    case OPT_SEGMENTS: args->segments = value; return 0;
+    case OPT_SHAPE: args->shape = value; return 0;
     case OPT_N:
         if (cli_parse_count(value, &args->n) != 0)
             return usage_error(err, cap, "-n takes a count (digits, or 2^K), not \"%s\"", value);
@@ -421,6 +442,8 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
             return usage_error(err, cap, "unexpected argument \"%s\"", argv[i]);
         }
     }
+    if (args->axes != NULL && args->segments != NULL)
+        return usage_error(err, cap, "--axis and --segments exclude each other");
     if (COMMANDS[command].operand != NULL && args->file == NULL && !args->help)
         return usage_error(err, cap, "%s needs %s", COMMANDS[command].name,
                            COMMANDS[command].operand);

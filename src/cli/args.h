@@ -28,6 +28,9 @@ struct cli_args {
     enum cli_format format;  /* --format */
     const char *file;        /* reduce's operand */
     const char *output;      /* reduce's -O OUT.npy; NULL: print the result */
+    const char *axes;        /* reduce's --axis A[,B...], checked by the command; NULL: whole */
+    const char *segments;    /* reduce's --segments OFFSETS.npy; bench's --segments power-law */
+    const char *shape;       /* bench's --shape ROWSxCOLS */
     /* bench: comma-separated lists, checked by the command */
     const char *sizes;       /* --sizes, e.g. "2^10:2^28" or "1000,2^20" */
     const char *types;       /* -t */

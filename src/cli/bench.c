@@ -152,7 +152,10 @@ static int bench_type(clfold_context *ctx, clfold_context *plain, struct rooflin
             for (size_t k = 0; k < plan->n_kernels; k++) {
                 struct bench_row spec = {.type = type, .op = plan->ops[o], .n = plan->sizes[s],
                                          .kernel = plan->kernels[k]}, row;
-                clfold_status status = measure(ctx, plain, buffer, data, &spec, plan->accuracy, &row);
+                clfold_status status =
+                    plan->shape.kind == SHAPE_WHOLE
+                        ? measure(ctx, plain, buffer, data, &spec, plan->accuracy, &row)
+                        : bench_measure_shape(ctx, plain, buffer, data, plan, &spec, &row);
                 if (status != CLFOLD_SUCCESS) {
                     exit_status = report_failure(ctx, status, clfold_kernel_name(spec.kernel));
                     goto cleanup;
@@ -236,6 +239,7 @@ int command_bench(const struct cli_args *args)
         clfold_destroy(plain);
     if (exit_status != EXIT_OK) {
         loader_restore(loader); /* frees the copies */
+        bench_plan_release(&plan);
         return exit_status;
     }
     describe_device(clfold_device(ctx), &device);
@@ -253,5 +257,6 @@ int command_bench(const struct cli_args *args)
     roofline_destroy(roofline);
     clfold_destroy(ctx);
     clfold_destroy(plain);
+    bench_plan_release(&plan);
     return exit_status;
 }

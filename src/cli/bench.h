@@ -6,11 +6,25 @@
 #define CLFOLD_CLI_BENCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "args.h"
 #include "output.h"
 
 #define BENCH_MAX 64
+
+/* What one reduction of the bench is: a whole array, or one with many results. */
+enum bench_shape_kind { SHAPE_WHOLE, SHAPE_MATRIX, SHAPE_SEGMENTS };
+
+struct bench_shape {
+    enum bench_shape_kind kind;
+    size_t rows, cols;           /* --shape RxC */
+    int axis;                    /* --axis 0 or 1 */
+    uint64_t *offsets;           /* --segments power-law: n_segments + 1 of them (malloc'ed) */
+    size_t n_segments;
+    char offsets_path[64];       /* ... also written as a .npy file for the peers */
+    char peer_args[128];         /* what peers get after TYPE N: "--shape RxC --axis A", ... */
+};
 
 struct bench_plan {
     size_t sizes[BENCH_MAX];
@@ -22,6 +36,7 @@ struct bench_plan {
     clfold_kernel kernels[BENCH_MAX];
     size_t n_kernels;
     clfold_accuracy accuracy;
+    struct bench_shape shape;
 };
 
 struct bench_row {
@@ -56,6 +71,27 @@ struct bench_results {
 
 /* Fills the plan from the command line; EXIT_OK or EXIT_BAD_INPUT (said on stderr). */
 int bench_plan_parse(const struct cli_args *args, struct bench_plan *plan);
+
+/* Releases what the plan holds (the segments' offsets and their file). */
+void bench_plan_release(struct bench_plan *plan);
+
+/* bench_shapes.c: --shape and --segments, the reductions with many results. */
+
+/* Reads --shape, --axis and --segments into plan->shape (and its size); EXIT_OK or EXIT_BAD_INPUT. */
+int bench_shape_parse(const struct cli_args *args, struct bench_plan *plan);
+
+/*
+ * Times the plan's shape over `buffer` (`data` on the host) as measure()
+ * times a whole array: device time from `timed`, end to end from `plain`,
+ * and a check of the results (up to 1024 of them, spread evenly) against
+ * the host reference.
+ */
+clfold_status bench_measure_shape(clfold_context *timed, clfold_context *plain, cl_mem buffer,
+                                  const void *data, const struct bench_plan *plan,
+                                  const struct bench_row *spec, struct bench_row *row);
+
+/* "8388608 x 32, axis 1" or "3811 power-law segments": the table's headline. */
+void bench_shape_describe(const struct bench_shape *shape, char *buf, size_t cap);
 
 /* 0, or -1 when full. */
 int bench_add_row(struct bench_results *results, const struct bench_row *row);

@@ -75,6 +75,9 @@ int bench_plan_parse(const struct cli_args *args, struct bench_plan *plan)
                "operator");
     PARSE_LIST(args->kernels != NULL ? args->kernels : "auto", clfold_kernel_from_name,
                plan->kernels, plan->n_kernels, "kernel");
+    int shaped = bench_shape_parse(args, plan);
+    if (shaped != EXIT_OK)
+        return shaped;
     for (size_t t = 0; t < plan->n_types; t++) {
         for (size_t o = 0; o < plan->n_ops; o++) {
             clfold_type result;
@@ -123,6 +126,8 @@ void bench_run_peer(const char *command, const struct bench_plan *plan, struct b
         int used = snprintf(cmd, sizeof cmd, "%s %s", command, clfold_type_name(plan->types[t]));
         for (size_t s = 0; s < plan->n_sizes && used > 0 && (size_t)used < sizeof cmd - 32; s++)
             used += snprintf(cmd + used, sizeof cmd - (size_t)used, " %zu", plan->sizes[s]);
+        if (plan->shape.kind != SHAPE_WHOLE && used > 0 && (size_t)used < sizeof cmd)
+            snprintf(cmd + used, sizeof cmd - (size_t)used, " %s", plan->shape.peer_args);
         FILE *pipe = popen(cmd, "r");
         if (pipe == NULL) {
             cli_error("peer \"%s\" could not be started", command);
@@ -171,8 +176,12 @@ static void print_peer_columns(const struct bench_results *results, const struct
 static void print_table(const struct device_summary *device, const struct bench_plan *plan,
                         const struct bench_results *results)
 {
+    char shape[128];
+    bench_shape_describe(&plan->shape, shape, sizeof shape);
     printf("Device: %s (%s, driver %s); accuracy %s\n", device->name, device->platform,
            device->driver, clfold_accuracy_name(plan->accuracy));
+    if (plan->shape.kind != SHAPE_WHOLE)
+        printf("Shape: %s\n", shape);
     printf("%-7s %-5s %11s %-7s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", "kernel",
            "best(ms)", "median", "e2e(ms)", "GB/s", "read", "%read", "correct",
            "peers: best, ratio peer/clfold (>1: clfold faster); e2e, ratio");
@@ -215,7 +224,10 @@ static void print_json(const struct device_summary *device, const struct bench_p
 {
     printf("{\"format_version\": 1, \"device\": ");
     json_device(stdout, device);
-    printf(", \"accuracy\": \"%s\", \"results\": [", clfold_accuracy_name(plan->accuracy));
+    char shape[128];
+    bench_shape_describe(&plan->shape, shape, sizeof shape);
+    printf(", \"accuracy\": \"%s\", \"shape\": \"%s\", \"results\": [",
+           clfold_accuracy_name(plan->accuracy), shape);
     for (size_t i = 0; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
         printf("%s\n  {\"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, \"kernel\": \"%s\", "

@@ -143,6 +143,7 @@ struct dict {
     bool fortran_order;
     size_t count;     /* product of the shape; 1 for () */
     size_t ndim;
+    size_t shape[NPY_MAX_DIMS];
 };
 
 static int peek(const struct parser *p)
@@ -281,7 +282,10 @@ static int parse_shape(struct parser *p, struct dict *d)
     while (peek(p) != ')') {
         if (parse_dim(p, &dim, &overflow) != 0)
             return -1;
-        d->ndim++;
+        if (d->ndim == NPY_MAX_DIMS)
+            return fail(p->report, "the shape has more than %d dimensions, NumPy's limit",
+                        NPY_MAX_DIMS);
+        d->shape[d->ndim++] = dim;
         if (dim == 0)
             zero = true;
         else if (count > SIZE_MAX / dim)
@@ -442,6 +446,9 @@ static void swap_bytes(unsigned char *data, size_t count, size_t size)
 struct layout {
     clfold_type type;
     size_t count;
+    size_t ndim;
+    size_t shape[NPY_MAX_DIMS];
+    bool fortran_order;
     size_t item_size;
     size_t bytes;
     bool swapped;  /* the data's byte order is not the host's: swapped after reading */
@@ -454,10 +461,10 @@ static int parse_header(const char *text, size_t len, const struct report *repor
     struct dict d = {0};
     if (parse_dict(&p, &d) != 0 || parse_dtype(d.descr, report, &lay->type, &lay->swapped) != 0)
         return -1;
-    /*
-     * Fortran order stores the first index fastest. A whole-array reduction
-     * takes every element whatever their order, so they are read as they lie.
-     */
+    /* Fortran order stores the first index fastest: the data are kept as they lie. */
+    lay->ndim = d.ndim;
+    memcpy(lay->shape, d.shape, d.ndim * sizeof *d.shape);
+    lay->fortran_order = d.fortran_order;
     lay->item_size = clfold_type_size(lay->type);
     if (d.count > SIZE_MAX / lay->item_size)
         return fail(report, "data size overflows: %zu elements of %zu bytes", d.count,
@@ -486,6 +493,18 @@ static void clear(struct npy_array *array)
     array->type = CLFOLD_UINT8;
     array->count = 0;
     array->data = NULL;
+    array->ndim = 0;
+    array->fortran_order = false;
+}
+
+/* The array's type and shape from what the header says (the data are the caller's). */
+static void describe(struct npy_array *out, const struct layout *lay)
+{
+    out->type = lay->type;
+    out->count = lay->count;
+    out->ndim = lay->ndim;
+    memcpy(out->shape, lay->shape, lay->ndim * sizeof *lay->shape);
+    out->fortran_order = lay->fortran_order;
 }
 
 /* ---- from memory ----------------------------------------------------------- */
@@ -518,8 +537,7 @@ int npy_read_memory(const void *bytes, size_t size, const char *name, struct npy
         if (lay.swapped)
             swap_bytes(out->data, lay.count, lay.item_size);
     }
-    out->type = lay.type;
-    out->count = lay.count;
+    describe(out, &lay);
     return 0;
 }
 
@@ -627,8 +645,7 @@ static int read_data(struct source *src, const struct report *report, size_t off
         goto cleanup;
     if (lay->swapped)
         swap_bytes(data, lay->count, lay->item_size);
-    out->type = lay->type;
-    out->count = lay->count;
+    describe(out, lay);
     out->data = data;
     data = NULL;
     rc = 0;
@@ -667,24 +684,38 @@ cleanup:
 
 /* ---- writing a scalar ------------------------------------------------------ */
 
-int npy_write_scalar(const char *path, clfold_type type, const void *value, char *err,
-                     size_t err_cap)
+int npy_write(const char *path, clfold_type type, size_t ndim, const size_t *shape,
+              const void *data, char *err, size_t err_cap)
 {
     int rc = -1;
     const struct report whom = {path != NULL ? path : "(null)", err, err_cap};
     const struct report *report = &whom;
-    size_t i = 0;
+    size_t i = 0, count = 1;
     FILE *file = NULL;
 
     while (i < N_DTYPES && DTYPES[i].type != type)
         i++;
-    if (path == NULL || value == NULL || i == N_DTYPES)
-        FAIL("npy_write_scalar: NULL path or value, or a type .npy has no code for");
+    if (path == NULL || (shape == NULL && ndim != 0) || ndim > NPY_MAX_DIMS || i == N_DTYPES)
+        FAIL("npy_write: NULL path or shape, too many dimensions, or a type .npy has no code "
+             "for");
     size_t size = clfold_type_size(type);
-    /* The preamble, the dict and the spaces and newline that pad it to 64 bytes, as NumPy pads. */
-    char header[128];
-    int len = snprintf(header, sizeof header, "{'descr': '%c%s', 'fortran_order': False, 'shape': (), }",
-                       size == 1 ? '|' : host_order(), DTYPES[i].code);
+    /* The dict, then the spaces and newline that pad the header to 64 bytes, as NumPy pads. */
+    char header[64 + NPY_MAX_DIMS * 24 + 64], dims[NPY_MAX_DIMS * 24 + 4] = "";
+    size_t used = 0;
+    for (size_t d = 0; d < ndim; d++) {
+        used += (size_t)snprintf(dims + used, sizeof dims - used, "%s%zu", d > 0 ? ", " : "",
+                                 shape[d]);
+        if (shape[d] != 0 && count > SIZE_MAX / size / shape[d])
+            FAIL("npy_write: the shape's elements overflow the address space");
+        count *= shape[d];
+    }
+    if (data == NULL && count > 0)
+        FAIL("npy_write: NULL data for %zu elements", count);
+    if (ndim == 1)
+        strcat(dims, ",");
+    int len = snprintf(header, sizeof header,
+                       "{'descr': '%c%s', 'fortran_order': False, 'shape': (%s), }",
+                       size == 1 ? '|' : host_order(), DTYPES[i].code, dims);
     size_t padded = (10 + (size_t)len + 1 + 63) / 64 * 64 - 10;
     memset(header + len, ' ', padded - (size_t)len - 1);
     header[padded - 1] = '\n';
@@ -694,7 +725,8 @@ int npy_write_scalar(const char *path, clfold_type type, const void *value, char
     if (file == NULL)
         FAIL("cannot create: %s", strerror(errno));
     if (fwrite(preamble, 1, sizeof preamble, file) != sizeof preamble ||
-        fwrite(header, 1, padded, file) != padded || fwrite(value, 1, size, file) != size)
+        fwrite(header, 1, padded, file) != padded ||
+        (count > 0 && fwrite(data, size, count, file) != count))
         FAIL("write error: %s", strerror(errno));
     rc = fclose(file) == 0 ? 0 : fail(report, "write error: %s", strerror(errno));
     file = NULL;
@@ -702,6 +734,12 @@ cleanup:
     if (file != NULL)
         fclose(file);
     return rc;
+}
+
+int npy_write_scalar(const char *path, clfold_type type, const void *value, char *err,
+                     size_t err_cap)
+{
+    return npy_write(path, type, 0, NULL, value, err, err_cap);
 }
 
 void npy_free(struct npy_array *array)

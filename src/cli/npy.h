@@ -12,15 +12,22 @@
 #ifndef CLFOLD_CLI_NPY_H
 #define CLFOLD_CLI_NPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "clfold.h"
+
+/* NumPy's own limit on dimensions (NPY_MAXDIMS of NumPy 2). */
+#define NPY_MAX_DIMS 64
 
 struct npy_array {
     clfold_type type; /* element type from the dtype */
     size_t count;     /* product of the shape; 1 for shape () */
     void *data;       /* malloc'ed, count * clfold_type_size(type) bytes, in the host's byte
                          order; NULL when count == 0 */
+    size_t ndim;      /* the shape: ndim dimensions (0 for a 0-d array) */
+    size_t shape[NPY_MAX_DIMS];
+    bool fortran_order; /* the data lie with the first index fastest */
 };
 
 /*
@@ -44,6 +51,15 @@ int npy_read_memory(const void *bytes, size_t size, const char *name, struct npy
  */
 int npy_write_scalar(const char *path, clfold_type type, const void *value, char *err,
                      size_t err_cap);
+
+/*
+ * Writes `data`, the elements of an array of `type` and the `ndim`
+ * dimensions of `shape` in C order and the host's byte order, to `path` as
+ * a .npy file (version 1.0, or 2.0 where the header needs it), as np.save
+ * writes one. Errors as npy_write_scalar's.
+ */
+int npy_write(const char *path, clfold_type type, size_t ndim, const size_t *shape,
+              const void *data, char *err, size_t err_cap);
 
 /* Frees the data and empties *array; accepts NULL and an already empty array. */
 void npy_free(struct npy_array *array);

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""test_cli_axes.py CLFOLD: `clfold reduce --axis` and `--segments`, judged by NumPy.
+
+Every result comes from NumPy on the same arrays, read back with numpy.load
+from what the runner wrote (-O) and compared with what it printed:
+  - every set of axes (negative ones too) of 1- to 4-d arrays, C and Fortran
+    order, empty ones included: the shape drops the reduced axes, the dtype
+    is the result type, and the values are NumPy's (integers and min/max
+    exactly, NaN and signed zeros included; float sums within the documented
+    bound of the exact sum, computed with fractions; exact sums bit for bit);
+  - segments: empty ones give the identity, offsets int64 and uint64;
+  - bad input: exit status 2 and one line on stderr naming what is wrong.
+Exits 1 on any failure, or if nothing was checked.
+"""
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+from fractions import Fraction
+
+import numpy as np
+
+CLFOLD = sys.argv[1]
+WORK = tempfile.mkdtemp()
+checks = failures = 0
+
+
+def check(ok, what):
+    global checks, failures
+    checks += 1
+    if not ok:
+        failures += 1
+        print("FAIL:", what)
+
+
+def run(*args):
+    r = subprocess.run([CLFOLD, "reduce", *args], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def exact_sum(values):
+    return sum((Fraction(float(v)) for v in values), Fraction(0))
+
+
+def within_bound(got, values, result_dtype):
+    """The default accuracy's bound (docs/accuracy.md): (ceil(log2 n) + 4) u sum|x|."""
+    n = len(values)
+    u = Fraction(1, 2**24) if result_dtype == np.float32 else Fraction(1, 2**53)
+    levels = max(1, (n - 1).bit_length())
+    bound = (levels + 4) * u * sum((abs(Fraction(float(v))) for v in values), Fraction(0))
+    return abs(Fraction(float(got)) - exact_sum(values)) <= bound
+
+
+def round_to(value, dtype):
+    """The Fraction `value` rounded once to `dtype`, to nearest, ties to even."""
+    nearest = dtype.type(float(value))
+    best = None
+    for c in (np.nextafter(nearest, dtype.type(-np.inf)), nearest,
+              np.nextafter(nearest, dtype.type(np.inf))):
+        if np.isfinite(c):
+            key = (abs(Fraction(float(c)) - value), int(np.array(c).view(f"u{c.itemsize}")) & 1)
+            best = (key, c) if best is None or key < best[0] else best
+    return best[1]
+
+
+def same(got, want):
+    """Bit for bit, but any NaN equals any NaN."""
+    if got.dtype.kind == "f":
+        both_nan = np.isnan(got) & np.isnan(want)
+        bits_equal = got.view(f"u{got.itemsize}") == want.view(f"u{want.itemsize}")
+        return bool(np.all(both_nan | bits_equal))
+    return np.array_equal(got, want)
+
+
+def numpy_reduce(a, op, axis):
+    if op == "sum":
+        dtype = np.int64 if a.dtype.kind == "i" else np.uint64 if a.dtype.kind == "u" else None
+        if a.dtype == np.float16:
+            dtype = np.float32
+        return np.sum(a, axis=axis, dtype=dtype)
+    # NumPy has no identity for min and max; clfold's is the type's extreme (docs/shapes.md).
+    info = np.finfo(a.dtype) if a.dtype.kind == "f" else np.iinfo(a.dtype)
+    if op == "min":
+        result = np.min(a, axis=axis, initial=np.inf if a.dtype.kind == "f" else info.max)
+    else:
+        result = np.max(a, axis=axis, initial=-np.inf if a.dtype.kind == "f" else info.min)
+    return result.astype(np.float32) if a.dtype == np.float16 else result
+
+
+def moved(a, axes):
+    """The reduced axes last, flattened: each row's elements."""
+    kept = [d for d in range(a.ndim) if d not in axes]
+    rows = int(np.prod([a.shape[d] for d in kept]))
+    return np.transpose(a, kept + list(axes)).reshape(rows, -1) if rows > 0 else []
+
+
+def check_axes(a, op, axes, spec, accuracy="default"):
+    path = os.path.join(WORK, "a.npy")
+    out = os.path.join(WORK, "out.npy")
+    np.save(path, a)
+    label = f"{a.dtype} {a.shape} {'F' if a.flags.f_contiguous and a.ndim > 1 else 'C'} " \
+            f"--axis {spec} -o {op} --accuracy {accuracy}"
+    rc, _, err = run("--axis", spec, "-o", op, "--accuracy", accuracy, "-O", out, path)
+    check(rc == 0, f"{label}: exit {rc}: {err.strip()}")
+    if rc != 0:
+        return
+    got = np.load(out)
+    want = numpy_reduce(a, op, axes)
+    want = np.asarray(want)
+    check(got.shape == want.shape and got.dtype == want.dtype,
+          f"{label}: shape {got.shape} {got.dtype}, NumPy's {want.shape} {want.dtype}")
+    if got.shape != want.shape:
+        return
+    rc, printed, _ = run("--axis", spec, "-o", op, "--accuracy", accuracy, path)
+    check(rc == 0 and len(printed.split()) == got.size, f"{label}: printed {printed[:80]!r}")
+    if rc == 0 and len(printed.split()) == got.size and got.size > 0:
+        again = np.array([float(x) for x in printed.split()]).reshape(got.shape)
+        check(same(again.astype(got.dtype), got) or got.dtype.kind != "f",
+              f"{label}: printed values are not the written ones")
+    if op != "sum" or a.dtype.kind != "f":
+        check(same(got, want), f"{label}: got {got.ravel()[:6]}, NumPy {want.ravel()[:6]}")
+        return
+    rows = moved(a, axes)
+    for got_value, row in zip(got.ravel(), rows):
+        if accuracy == "exact":
+            want_value = round_to(exact_sum(row), got.dtype)
+            check(same(np.array([got_value]), np.array([want_value])),
+                  f"{label}: exact sum {got_value!r}, want {want_value!r}")
+        else:
+            check(within_bound(got_value, row, got.dtype),
+                  f"{label}: {got_value!r} is outside the bound of {float(exact_sum(row))!r}")
+
+
+def all_axis_sets(ndim):
+    for k in range(1, ndim + 1):
+        yield from itertools.combinations(range(ndim), k)
+
+
+def main():
+    rng = np.random.default_rng(7)
+    for shape in [(5,), (4, 6), (3, 4, 5), (2, 3, 2, 5), (0, 3), (3, 0), (1, 7, 1), (40, 3000)]:
+        for order in "CF":
+            base = rng.integers(-1000, 1000, size=shape)
+            for dtype, op in [(np.int32, "sum"), (np.int8, "max"), (np.float32, "sum"),
+                              (np.float64, "min")]:
+                a = np.asarray(base, dtype=dtype, order=order)
+                if dtype == np.float32:
+                    a = np.asarray(rng.uniform(-1, 1, size=shape), dtype=np.float32, order=order)
+                if dtype == np.float64 and a.size > 3:
+                    a.flat[1] = -0.0
+                    a.flat[2] = np.nan
+                for axes in all_axis_sets(len(shape)):
+                    if shape == (40, 3000) and dtype != np.float32:
+                        continue
+                    spec = ",".join(str(d - len(shape) if d % 2 else d) for d in axes)
+                    check_axes(a, op, axes, spec)
+    # Exact sums, rows and columns.
+    a = rng.standard_normal((37, 501)).astype(np.float32) * np.float32(1e3)
+    for axes in [(0,), (1,)]:
+        check_axes(a, "sum", axes, str(axes[0]), "exact")
+
+    # Segments.
+    data = np.arange(1, 11, dtype=np.int32)
+    np.save(os.path.join(WORK, "d.npy"), data)
+    for dtype in (np.int64, np.uint64):
+        np.save(os.path.join(WORK, "o.npy"), np.array([0, 0, 3, 3, 10], dtype=dtype))
+        rc, printed, err = run("--segments", os.path.join(WORK, "o.npy"),
+                               os.path.join(WORK, "d.npy"))
+        check(rc == 0 and printed.split() == ["0", "6", "0", "49"],
+              f"segments of {dtype.__name__}: exit {rc}, printed {printed!r} {err.strip()}")
+    floats = rng.uniform(-1, 1, size=(6, 7)).astype(np.float64)
+    np.save(os.path.join(WORK, "f.npy"), np.asfortranarray(floats))
+    np.save(os.path.join(WORK, "o.npy"), np.array([0, 5, 5, 42], dtype=np.int64))
+    rc, printed, _ = run("--segments", os.path.join(WORK, "o.npy"), "-o", "max", "-O",
+                         os.path.join(WORK, "out.npy"), os.path.join(WORK, "f.npy"))
+    flat = floats.ravel()
+    want = np.array([flat[0:5].max(), -np.inf, flat[5:42].max()])
+    got = np.load(os.path.join(WORK, "out.npy")) if rc == 0 else None
+    check(rc == 0 and got.shape == (3,) and same(got, want),
+          f"Fortran-order segments: {got}, want {want}")
+
+    # Bad input: exit status 2, one line.
+    np.save(os.path.join(WORK, "m.npy"), np.zeros((2, 3), dtype=np.float32))
+    m = os.path.join(WORK, "m.npy")
+    bad = {
+        "axis out of range": ["--axis", "2", m],
+        "negative axis out of range": ["--axis", "-3", m],
+        "repeated axis": ["--axis", "1,-1", m],
+        "malformed axis": ["--axis", "1,", m],
+        "axis and segments": ["--axis", "0", "--segments", m, m],
+        "axis with a kernel": ["--axis", "0", "-k", "k3", m],
+    }
+    offsets = {
+        "decreasing": np.array([0, 4, 2, 6], dtype=np.int64),
+        "past the end": np.array([0, 4, 7], dtype=np.uint64),
+        "negative": np.array([-1, 4], dtype=np.int64),
+        "float offsets": np.array([0.0, 4.0]),
+        "2-d offsets": np.array([[0, 4]], dtype=np.int64),
+        "no offsets": np.array([], dtype=np.int64),
+    }
+    for name, value in offsets.items():
+        path = os.path.join(WORK, name.replace(" ", "_") + ".npy")
+        np.save(path, value)
+        bad[f"offsets: {name}"] = ["--segments", path, m]
+    for name, args in bad.items():
+        rc, printed, err = run(*args)
+        lines = err.strip().splitlines()
+        check(rc == 2 and printed == "" and len(lines) == 1 and lines[0].startswith("clfold: "),
+              f"{name}: exit {rc}, stdout {printed!r}, stderr {err!r}")
+
+    print(f"test_cli_axes: {checks} checks, {failures} failed")
+    return 0 if failures == 0 and checks > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
