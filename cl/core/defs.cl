@@ -234,6 +234,33 @@ inline ACC_SCALAR_T scaled_value(ACC_T v)
  * RESULT_SIZE bytes at byte `at` of out, whatever that address's alignment,
  * touching no other byte.
  */
+/*
+ * The caller's result from an accumulator value: a compensated pair's sum
+ * and carry added once, a wider sum narrowed, as the host's
+ * accumulator_finish does; an exact state rounded once (as its bits).
+ */
+#if ACC_EXACT && RESULT_SIZE == 8
+#define RESULT_BITS_T ulong
+#elif ACC_EXACT
+#define RESULT_BITS_T uint
+#endif
+#if ACC_EXACT
+inline RESULT_BITS_T finish_value(ACC_T value) { return (RESULT_BITS_T)exact_round_bits(value); }
+#else
+inline RESULT_T finish_value(ACC_T value)
+{
+#if ACC_SCALED
+    const ACC_SCALAR_T total = scaled_value(value);
+#elif ACC_COMPENSATED
+    /* One rounding of the pair's exact sum; an infinite or NaN sum stands as it is. */
+    const ACC_SCALAR_T total = isfinite(value.x) ? value.x + value.y : value.x;
+#else
+    const ACC_T total = value;
+#endif
+    return (RESULT_T)total;
+}
+#endif
+
 inline void write_value(__global uchar *out, ulong at, size_t index, uint finish, ACC_T value)
 {
     if (!finish) {
@@ -251,25 +278,10 @@ inline void write_value(__global uchar *out, ulong at, size_t index, uint finish
 #endif
         return;
     }
-#if ACC_EXACT && RESULT_SIZE == 8
-    vstore8(as_uchar8(exact_round_bits(value)), 0, out + at);
-#elif ACC_EXACT
-    vstore4(as_uchar4((uint)exact_round_bits(value)), 0, out + at);
-#else
-#if ACC_SCALED
-    const ACC_SCALAR_T total = scaled_value(value);
-#elif ACC_COMPENSATED
-    /* One rounding of the pair's exact sum; an infinite or NaN sum stands as it is. */
-    const ACC_SCALAR_T total = isfinite(value.x) ? value.x + value.y : value.x;
-#else
-    const ACC_T total = value;
-#endif
-    const RESULT_T result = (RESULT_T)total;
 #if RESULT_SIZE == 1
-    out[at] = as_uchar(result);
+    out[at] = as_uchar(finish_value(value));
 #else
-    CONCAT(vstore, RESULT_SIZE)(CONCAT(as_uchar, RESULT_SIZE)(result), 0, out + at);
-#endif
+    CONCAT(vstore, RESULT_SIZE)(CONCAT(as_uchar, RESULT_SIZE)(finish_value(value)), 0, out + at);
 #endif
 }
 

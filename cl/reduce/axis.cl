@@ -12,6 +12,9 @@
  *                  of two up to BLOCK_SIZE); its lanes read neighbouring
  *                  elements, so a team's loads coalesce
  *   SEGMENTED      rows are segments whose bounds an offsets array holds
+ *   STRIDED        rows: a group's rounds are every groups-th (GPUs)
+ *   VEC            elements a lane loads at once (GPUs: 16 bytes of a plain
+ *                  type; 1 elsewhere); for columns it is COLS_PER_ITEM
  *   WIDTH          columns: the work-items a group spreads across columns;
  *                  BLOCK_SIZE / WIDTH lanes of each fold its rows in turn
  *   COLS_PER_ITEM  columns: neighbouring columns one work-item folds (a
@@ -26,16 +29,43 @@
 #ifndef SEGMENTED
 #define SEGMENTED 0
 #endif
+#ifndef VEC
+#define VEC 1
+#endif
 #ifndef WIDTH
 #define WIDTH BLOCK_SIZE
 #endif
 #ifndef COLS_PER_ITEM
 #define COLS_PER_ITEM 1
 #endif
+#if VEC > 1 && COLS_PER_ITEM > 1 && VEC != COLS_PER_ITEM
+#error "a column vector's elements are COLS_PER_ITEM columns"
+#endif
 
-/* Where a result goes: the caller's (finished) at its own offset, or an accumulator value at index i. */
+/*
+ * Where a result goes: the caller's (finished) at its own offset, or an
+ * accumulator value at index i. write_value stores a result byte by byte,
+ * since the caller's offset may be anything; where the host says `at` is a
+ * multiple of the result's size (ALIGNED_RESULTS), one store does: 2^23 rows
+ * make 2^23 results.
+ */
+#ifndef ALIGNED_RESULTS
+#define ALIGNED_RESULTS 0
+#endif
+
 inline void write_result(__global uchar *out, ulong at, ulong i, uint finish, ACC_T value)
 {
+#if ALIGNED_RESULTS && ACC_EXACT
+    if (finish) {
+        ((__global RESULT_BITS_T *)(out + at))[i] = finish_value(value);
+        return;
+    }
+#elif ALIGNED_RESULTS
+    if (finish) {
+        ((__global RESULT_T *)(out + at))[i] = finish_value(value);
+        return;
+    }
+#endif
     write_value(out, finish ? at + i * RESULT_SIZE : at, i, finish, value);
 }
 
@@ -60,30 +90,141 @@ inline ACC_T fold_team(__local ACC_T *sdata, uint tid, uint lane, uint lanes, ui
 }
 
 /*
+ * A row's elements [from, to) of in[offset ..] into a lane's run: the lanes
+ * of a team take every TEAM-th element or, with VEC > 1 (GPUs, plain
+ * loads), every TEAM-th aligned vector of VEC elements, the elements before
+ * the first aligned one and after the last whole vector one a lane.
+ */
+#if VEC > 1
+#define VIN_T CONCAT(IN_T, VEC)
+#define FOLD2(run, v) run = run_fold(run_fold(run, TO_RUN((v).s0)), TO_RUN((v).s1))
+#define FOLD4(run, v) FOLD2(run, (v).s01); FOLD2(run, (v).s23)
+#define FOLD8(run, v) FOLD4(run, (v).s0123); FOLD4(run, (v).s4567)
+#define FOLD16(run, v) FOLD8(run, (v).s01234567); FOLD8(run, (v).s89abcdef)
+#define FOLD_VEC CONCAT(FOLD, VEC)
+#endif
+
+inline run_t fold_span(run_t run, __global const IN_T *in, ulong from, ulong to, uint lane)
+{
+#if VEC > 1
+    const ulong body = min((from + VEC - 1) / VEC * VEC, to);
+    const ulong body_end = max(body, to / VEC * VEC);
+    for (ulong i = from + lane; i < body; i += TEAM)
+        run = run_fold(run, load_run(in, i));
+    /* Four loads in flight, then each folded: a load folded at once holds the lane until it lands. */
+    ulong i = body + lane * VEC;
+    for (; i + 3 * TEAM * VEC < body_end; i += 4 * TEAM * VEC) {
+        const VIN_T v0 = *(__global const VIN_T *)(in + i);
+        const VIN_T v1 = *(__global const VIN_T *)(in + i + TEAM * VEC);
+        const VIN_T v2 = *(__global const VIN_T *)(in + i + 2 * TEAM * VEC);
+        const VIN_T v3 = *(__global const VIN_T *)(in + i + 3 * TEAM * VEC);
+        FOLD_VEC(run, v0);
+        FOLD_VEC(run, v1);
+        FOLD_VEC(run, v2);
+        FOLD_VEC(run, v3);
+    }
+    for (; i < body_end; i += TEAM * VEC) {
+        const VIN_T values = *(__global const VIN_T *)(in + i);
+        FOLD_VEC(run, values);
+    }
+    for (ulong i = body_end + lane; i < to; i += TEAM)
+        run = run_fold(run, load_run(in, i));
+#else
+    for (ulong i = from + lane; i < to; i += TEAM)
+        run = run_fold(run, load_run(in, i));
+#endif
+    return run;
+}
+
+/*
+ * A team's fold, which every work-item of the group calls. Where warps
+ * shuffle (NVIDIA): a team within a warp folds by shuffles alone; a larger
+ * one folds each warp so, then its first warp folds the warps' values,
+ * one barrier in all, where a tree in local memory takes a barrier a
+ * level (with such trees and one group a segment, 3634 power-law segments
+ * took the H100 0.97 ms; with this and pieces, 0.39). Elsewhere, a tree in
+ * local memory, a barrier a level.
+ */
+#define TEAM_SHUFFLES (WARP_SHUFFLE && TEAM <= 32 && BLOCK_SIZE >= 32)
+#define WARPS_SHUFFLE (WARP_SHUFFLE && TEAM > 32)
+
+inline ACC_T fold_row_team(__local ACC_T *sdata, uint tid, uint lane, ACC_T value)
+{
+#if TEAM_SHUFFLES
+    (void)sdata;
+    (void)tid;
+    (void)lane;
+    for (uint s = TEAM / 2; s > 0; s >>= 1)
+        value = combine(value, shfl_down(value, s));
+    return value;
+#elif WARPS_SHUFFLE
+    (void)lane;
+    const uint warp = tid / 32, first_warp = tid / TEAM * (TEAM / 32);
+    for (uint s = 16; s > 0; s >>= 1)
+        value = combine(value, shfl_down(value, s));
+    if (tid % 32 == 0)
+        sdata[warp] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (warp == first_warp) { /* the whole warp, as shuffles need */
+        value = tid % 32 < TEAM / 32 ? sdata[warp + tid % 32] : IDENTITY;
+        for (uint s = TEAM / 64; s > 0; s >>= 1)
+            value = combine(value, shfl_down(value, s));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* sdata is the next round's */
+    return value;
+#elif TEAM > 1
+    return fold_team(sdata, tid, lane, TEAM, 1, value);
+#else
+    (void)sdata;
+    (void)tid;
+    (void)lane;
+    return value;
+#endif
+}
+
+/*
  * Rows and segments. Work is in "pieces": row (or segment) v >> piece_shift
- * is cut into 2^piece_shift nearly equal parts, so that a few long rows still keep every
- * compute unit busy; then each piece leaves an accumulator value and a second
- * launch of this kernel folds each row's pieces (a matrix of rows x pieces
- * values). Powers of two, so that no division needs a remainder too: LLVM
- * then emits `freeze`, which Oclgrind 21.10's --uninitialized cannot run. Group g folds pieces [g * per_group, (g + 1) * per_group), TEAMS
- * of them at a time, one a team; the trip count is the group's, the same for
- * every work-item, as POCL's barriers need.
+ * is cut into 2^piece_shift nearly equal parts, so that a few long rows
+ * still keep every compute unit busy; then each piece leaves an accumulator
+ * value and a second launch of this kernel folds each row's pieces (a
+ * matrix of rows x pieces values). Powers of two, so that no division needs
+ * a remainder too: LLVM then emits `freeze`, which Oclgrind 21.10's
+ * --uninitialized cannot run.
+ *
+ * A group folds TEAMS pieces at a time, one a team. With STRIDED (GPUs) its
+ * rounds are every groups-th, so that the pieces of one long segment go to
+ * different groups; otherwise (CPUs) group g folds the contiguous pieces
+ * [g * per_group, (g + 1) * per_group). Either way the trip count is the
+ * group's, the same for every work-item, as POCL's barriers need.
  */
 #define TEAMS (BLOCK_SIZE / TEAM)
+#ifndef STRIDED
+#define STRIDED 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong at,
                  uint finish, ulong rows, ulong cols, ulong pitch, ulong piece_shift,
                  ulong per_group, __global const ulong *bounds)
 {
-#if TEAM > 1
+#if WARPS_SHUFFLE
+    __local ACC_T sdata[BLOCK_SIZE / 32];
+#elif TEAM > 1 && !TEAM_SHUFFLES
     __local ACC_T sdata[BLOCK_SIZE];
+#else
+    __local ACC_T *sdata = 0;
 #endif
     const uint tid = get_local_id(0), lane = tid % TEAM;
-    const ulong first = get_group_id(0) * per_group;
-    const ulong pieces = (ulong)1 << piece_shift;
-    const ulong stop = min(first + per_group, rows << piece_shift);
-    for (ulong base = first; base < stop; base += TEAMS) {
+    const ulong pieces = (ulong)1 << piece_shift, total = rows << piece_shift;
+#if STRIDED
+    const ulong first = get_group_id(0) * TEAMS, stop = total;
+    const ulong step = get_num_groups(0) * TEAMS;
+    (void)per_group;
+#else
+    const ulong first = get_group_id(0) * per_group, stop = min(first + per_group, total);
+    const ulong step = TEAMS;
+#endif
+    for (ulong base = first; base < stop; base += step) {
         const ulong v = base + tid / TEAM;
         run_t run = run_start();
         if (v < stop) {
@@ -94,18 +235,15 @@ void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar 
             const ulong start = min(bounds[row], end);
 #else
             const ulong start = row * pitch, end = start + cols;
+            (void)bounds;
 #endif
             const ulong length = end - start;
             const ulong part = (length >> piece_shift) + ((length & (pieces - 1)) != 0);
             const ulong from = start + min(piece * part, length);
             const ulong to = start + min(piece * part + part, length);
-            for (ulong i = from + lane; i < to; i += TEAM)
-                run = run_fold(run, load_run(in, offset + i));
+            run = fold_span(run, in, offset + from, offset + to, lane);
         }
-        ACC_T value = run_value(run);
-#if TEAM > 1
-        value = fold_team(sdata, tid, lane, TEAM, 1, value);
-#endif
+        const ACC_T value = fold_row_team(sdata, tid, lane, run_value(run));
         if (lane == 0 && v < stop)
             write_result(out, at, v, finish, value);
     }
@@ -121,6 +259,27 @@ void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar 
  * which a second launch folds the same way.
  */
 #define LANES (BLOCK_SIZE / WIDTH)
+
+/*
+ * COLS_PER_ITEM neighbouring elements from element i into their columns'
+ * runs: one vector load where VEC is COLS_PER_ITEM (GPUs; the host asks for
+ * it only where every row's columns lie aligned for it), else one by one.
+ */
+inline void run_columns(run_t *run, __global const IN_T *in, ulong i)
+{
+#if VEC > 1
+    union {
+        VIN_T vector;
+        IN_T element[VEC];
+    } values;
+    values.vector = *(__global const VIN_T *)(in + i);
+    for (uint c = 0; c < VEC; c++)
+        run[c] = run_fold(run[c], TO_RUN(values.element[c]));
+#else
+    for (uint c = 0; c < COLS_PER_ITEM; c++)
+        run[c] = run_fold(run[c], load_run(in, i + c));
+#endif
+}
 
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void reduce_columns(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
@@ -140,8 +299,7 @@ void reduce_columns(__global const IN_T *in, ulong offset, ulong n, __global uch
         run[c] = run_start();
     if (col + COLS_PER_ITEM <= cols) {
         for (ulong r = first + lane; r < stop; r += LANES)
-            for (uint c = 0; c < COLS_PER_ITEM; c++)
-                run[c] = run_fold(run[c], load_run(in, offset + r * pitch + col + c));
+            run_columns(run, in, offset + r * pitch + col);
     } else {
         for (ulong r = first + lane; r < stop; r += LANES)
             for (uint c = 0; c < COLS_PER_ITEM; c++)

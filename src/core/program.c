@@ -151,6 +151,10 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DTEAM=%u", config->team);
     if (config->segmented)
         ok = ok && append(buf, cap, " -DSEGMENTED=1");
+    if (config->strided)
+        ok = ok && append(buf, cap, " -DSTRIDED=1");
+    if (config->aligned_results)
+        ok = ok && append(buf, cap, " -DALIGNED_RESULTS=1");
     if (config->width != 0)
         ok = ok && append(buf, cap, " -DWIDTH=%u -DCOLS_PER_ITEM=%u", config->width,
                           config->cols_per_item);

@@ -27,6 +27,8 @@ struct build_config {
     unsigned local_share;    /* the ladder's LOCAL_SHARE: work-items a local slot; 0 or 1: one each */
     unsigned team;           /* axis.cl's TEAM (rows, segments); 0 elsewhere */
     bool segmented;          /* axis.cl's SEGMENTED: rows' bounds come from an offsets array */
+    bool strided;            /* axis.cl's STRIDED: a group's rows are every groups-th */
+    bool aligned_results;    /* axis.cl's ALIGNED_RESULTS: results stored whole */
     unsigned width;          /* axis.cl's WIDTH and COLS_PER_ITEM (columns); 0 elsewhere */
     unsigned cols_per_item;
 };

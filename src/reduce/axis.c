@@ -34,6 +34,8 @@ struct axis_shape {
     size_t block;                /* work-items a group */
     unsigned team;               /* rows: work-items a row; columns: WIDTH */
     unsigned cols_per_item;      /* columns: COLS_PER_ITEM */
+    unsigned vec;                /* rows on GPUs: elements a lane loads at once */
+    bool strided;                /* rows on GPUs: a group's rounds are every groups-th */
     size_t pieces;               /* rows: pieces a row (1: one pass); columns: slices */
     unsigned shift;              /* rows: log2 of pieces; columns: log2 of the column blocks' stride */
     size_t per_group;            /* rows: pieces a group; columns: rows a slice */
@@ -85,16 +87,44 @@ static size_t gpu_block(const clfold_context *ctx, const struct accumulator *acc
     return block;
 }
 
-/* Lanes for a row of `length` elements: about four elements each, at most the block. */
-static unsigned team_for(size_t length, size_t block)
+/*
+ * Lanes for a row of `loads` loads: about two loads each, at most the
+ * block. 2^23 rows of 32 floats took the H100 0.429 ms so, 0.437 with one
+ * load a lane and 0.490 with four (bench/results/shapes-h100.txt).
+ */
+static unsigned team_for(size_t loads, size_t block)
 {
-    return (unsigned)min_size(power_below(length / 4 > 0 ? length / 4 : 1), block);
+    return (unsigned)min_size(power_below(loads / 2 > 0 ? loads / 2 : 1), block);
 }
 
 /*
+ * 16 bytes a load on GPUs for the caller's plain elements: not halves,
+ * which convert one by one, not exact sums, whose runs take doubles, and
+ * not the second pass's accumulator values.
+ */
+static unsigned rows_vector(const clfold_context *ctx, const struct axis_request *request,
+                            bool cpu)
+{
+    size_t size = type_info(request->type)->size;
+    if (cpu || request->type == CLFOLD_HALF || request->acc.exact || size >= 16 ||
+        ctx->caps.base_align_bytes < 16)
+        return 1;
+    return (unsigned)(16 / size);
+}
+
+/*
+ * Segments whose average is long are cut into pieces even when they are
+ * many, up to this many a segment: a power-law mix has a few segments
+ * hundreds of times the average, and whole, each would hold one group
+ * while the rest of the device idles.
+ */
+#define MOST_SEGMENT_PIECES 64
+
+/*
  * Rows and segments. GPUs: a team of lanes a row, sized to the row, as many
- * rows a group as teams fit. CPUs: one work-item a group, folding whole rows
- * in order. Rows too few to fill the device are cut into pieces.
+ * rows a group as teams fit, the groups' rounds interleaved. CPUs: one
+ * work-item a group, folding contiguous rows in order. Rows too few to fill
+ * the device, and long segments, are cut into pieces.
  */
 static void rows_shape(const clfold_context *ctx, const struct axis_request *request,
                        struct axis_shape *shape)
@@ -105,28 +135,34 @@ static void rows_shape(const clfold_context *ctx, const struct axis_request *req
     size_t min_piece = cpu ? CPU_MIN_PIECE : GPU_MIN_PIECE;
 
     shape->block = cpu ? 1 : gpu_block(ctx, &request->acc);
-    shape->team = cpu ? 1 : team_for(length, shape->block);
+    shape->vec = rows_vector(ctx, request, cpu);
+    shape->strided = !cpu;
+    shape->team = cpu ? 1 : team_for(length / shape->vec, shape->block);
     size_t fill = cpu ? units * CPU_GROUPS_PER_UNIT : units * GPU_ITEMS_PER_UNIT / shape->team;
     shape->pieces = 1;
-    if (request->rows < fill && length >= 2 * min_piece) {
+    if (request->rows < fill && length >= 2 * min_piece)
         shape->pieces = power_below(min_size(divide_up(fill, request->rows), length / min_piece));
-        if (!cpu)
-            shape->team = team_for(divide_up(length, shape->pieces), shape->block);
-    }
+    if (request->bounds != NULL && !cpu && length >= 2 * min_piece)
+        shape->pieces = power_below(min_size(length / min_piece, MOST_SEGMENT_PIECES));
+    if (shape->pieces > 1 && !cpu)
+        shape->team = team_for(divide_up(length, shape->pieces) / shape->vec, shape->block);
     shape->shift = log2_of(shape->pieces);
     size_t teams = shape->block / shape->team;
     size_t work = divide_up(request->rows * shape->pieces, teams); /* rounds of a group's teams */
-    size_t most = cpu ? units * CPU_GROUPS_PER_UNIT : units * 16;
+    size_t most = cpu ? units * CPU_GROUPS_PER_UNIT : units * GPU_ITEMS_PER_UNIT / shape->block;
     size_t groups = min_size(work, most);
     shape->per_group = divide_up(work, groups) * teams;
-    shape->groups = divide_up(request->rows * shape->pieces, shape->per_group);
+    shape->groups = shape->strided ? groups
+                                   : divide_up(request->rows * shape->pieces, shape->per_group);
 }
 
 /*
- * Columns. GPUs: a group spans up to 32 neighbouring columns (a 128-byte
- * line of floats a row) with block / 32 lanes down the rows. CPUs: one
- * work-item folds a cache line's worth of columns. Rows are cut into
- * slices until the groups fill the device.
+ * Columns. GPUs: a group spans up to 32 work-items across neighbouring
+ * columns, each loading 16 bytes of them where every row's columns lie
+ * aligned for it (else one element: a 128-byte line of floats a row), with
+ * the group's other lanes down the rows. CPUs: one work-item folds a cache
+ * line's worth of columns. Rows are cut into slices until the groups fill
+ * the device.
  */
 static void columns_shape(const clfold_context *ctx, const struct axis_request *request,
                           struct axis_shape *shape)
@@ -140,11 +176,14 @@ static void columns_shape(const clfold_context *ctx, const struct axis_request *
         shape->team = 1;
         shape->cols_per_item = (unsigned)min_size(16, 64 / type_info(request->type)->size);
     } else {
+        unsigned vec = rows_vector(ctx, request, cpu);
+        bool aligned = request->offset % vec == 0 && request->pitch % vec == 0;
+        shape->vec = aligned ? vec : 1;
+        shape->cols_per_item = shape->vec;
         size_t wide = 1;
-        while (wide < cols && wide < 32)
+        while (wide * shape->vec < cols && wide < 32)
             wide *= 2;
         shape->team = (unsigned)min_size(wide, shape->block);
-        shape->cols_per_item = 1;
     }
     size_t lanes = shape->block / shape->team;
     size_t col_blocks = divide_up(cols, shape->team * shape->cols_per_item);
@@ -171,27 +210,33 @@ static struct build_config axis_config(const struct axis_request *request,
     if (columns) {
         config.width = shape->team;
         config.cols_per_item = shape->cols_per_item;
+        config.vec = partials ? 0 : shape->vec;
     } else {
         config.team = shape->team;
         config.segmented = request->bounds != NULL && !partials;
+        config.strided = shape->strided;
+        config.vec = partials ? 0 : shape->vec;
     }
     return config;
 }
 
 /* One launch of reduce_rows or reduce_columns: the common arguments, then the kernel's own. */
-static clfold_status axis_launch(clfold_context *ctx, const struct build_config *config,
+static clfold_status axis_launch(clfold_context *ctx, const struct build_config *built,
                                  const struct fold *fold, const struct pass *pass,
                                  const cl_ulong *args, unsigned nargs, cl_mem bounds,
                                  size_t groups, size_t block, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    const char *entry = config->width != 0 ? "reduce_columns" : "reduce_rows";
+    struct build_config config = *built;
+    const char *entry = config.width != 0 ? "reduce_columns" : "reduce_rows";
     cl_kernel kernel = NULL;
-    CHECK(program_kernel(ctx, config, entry, &kernel));
+    /* The last pass stores whole results where they lie on their size. */
+    config.aligned_results = pass->last && fold->at % type_info(config.acc.result)->size == 0;
+    CHECK(program_kernel(ctx, &config, entry, &kernel));
     for (unsigned i = 0; i < nargs; i++)
         CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + i, sizeof args[i], &args[i]),
                  "clSetKernelArg(shape)");
-    if (config->width == 0)
+    if (config.width == 0)
         CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + nargs, sizeof bounds, &bounds),
                  "clSetKernelArg(bounds)");
     CHECK(launch_kernel(ctx, kernel, entry, fold, pass, groups * block, block, log));
