@@ -16,7 +16,7 @@
  *               refuses decreasing offsets and offsets past the end, and
  *               the non-blocking form clamps them without reading outside
  *   --small     a few small shapes and segments that take every branch,
- *               for Oclgrind
+ *               for Oclgrind; --small-exact the same for exact sums
  *   --misuse    bad arguments are refused with their status before anything
  *               runs; the non-blocking form writes its results at an odd
  *               byte offset and no other byte; no results give an event
@@ -216,7 +216,7 @@ static void check_segments(const cl_ulong *bounds, size_t segments, size_t count
  * Shapes small enough for Oclgrind that still take every branch: a pitch and
  * an offset, rows cut into pieces and columns into slices on either shape.
  */
-static void run_small(void)
+static void run_small(bool exact)
 {
     static const struct matrix_case shapes[] = {
         {3, 5, 6, 1}, {1, 1, 1, 0}, {2, 33000, 33000, 0}, {8200, 3, 3, 0}};
@@ -230,6 +230,8 @@ static void run_small(void)
                  {CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_EXACT, 2}};
     test_rng rng = {4};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        if ((kinds[k].accuracy == CLFOLD_ACCURACY_EXACT) != exact)
+            continue;
         EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, kinds[k].accuracy), CLFOLD_SUCCESS);
         for (size_t s = 0; s < kinds[k].shapes; s++)
             for (int axis = 0; axis <= 1; axis++)
@@ -237,8 +239,8 @@ static void run_small(void)
                              &rng);
     }
     cl_ulong few[] = {0, 0, 1, 1, 5, 5, 5, 9, 10};
-    check_segments(few, 8, 12, 3, CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_EXACT, "short",
-                   &rng);
+    check_segments(few, 8, 12, 3, CLFOLD_FLOAT, CLFOLD_SUM,
+                   exact ? CLFOLD_ACCURACY_EXACT : CLFOLD_ACCURACY_DEFAULT, "short", &rng);
 }
 
 /* ---- --segments -------------------------------------------------------------- */
@@ -472,7 +474,7 @@ static void run_misuse(void)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: test_axis --matrix|--shapes|--segments|--misuse|--small\n");
+        fprintf(stderr, "usage: test_axis --matrix|--shapes|--segments|--misuse|--small|--small-exact\n");
         return 2;
     }
     ctx = test_context();
@@ -488,9 +490,9 @@ int main(int argc, char **argv)
         run_segments();
     else if (strcmp(argv[1], "--misuse") == 0)
         run_misuse();
-    else if (strcmp(argv[1], "--small") == 0) {
+    else if (strcmp(argv[1], "--small") == 0 || strcmp(argv[1], "--small-exact") == 0) {
         coarse_floats = true;
-        run_small();
+        run_small(strcmp(argv[1], "--small-exact") == 0);
     }
     else {
         fprintf(stderr, "test_axis: unknown mode %s\n", argv[1]);

@@ -185,6 +185,39 @@ if command -v gnuplot >/dev/null 2>&1; then
     [ "$(head -c 4 "$work/saved.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ] ||
         fail "plot_json.py wrote no PNG"
 fi
+# Shapes: rows, columns and segments, checked, with a peer that sees the shape's arguments.
+cat >"$work/shape_peer.sh" <<'SH'
+#!/bin/sh
+# shape_peer.sh TYPE N --shape RxC --axis A | --segments FILE: one row, only for what it was told.
+case "$3 $4 $5 $6" in
+"--shape 1000x37 --axis 0" | "--segments /tmp/clfold-segments-"*" ")
+    [ "$3" = --shape ] || [ -s "$4" ] || exit 1
+    echo "{\"peer\": \"shaped\", \"type\": \"$1\", \"n\": $2, \"best_ms\": 2.5, \"median_ms\": 3.0}" ;;
+*) echo "shape_peer.sh: unexpected arguments: $*" >&2; exit 1 ;;
+esac
+SH
+chmod +x "$work/shape_peer.sh"
+expect_status 0 "$clfold" bench --shape 1000x37 --axis 0 -t float,int32 --peer "$work/shape_peer.sh"
+[ "$(grep -Ec '^(float|int32) +sum +37000 columns .* yes +shaped 2.5000 ms' "$work/out")" -eq 2 ] &&
+    grep -q '^Shape: 1000 x 37, axis 0' "$work/out" ||
+    fail "bench --shape: rows or the peer's columns missing: $(cat "$work/out" "$work/err")"
+expect_status 0 "$clfold" bench --shape 2^10x2^7 --axis 1 -t double -o max --format json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert d["shape"]=="1024 x 128, axis 1" and len(r)==1 and r[0]["correct"] and r[0]["path"]=="rows", d' \
+    "$work/out" || fail "bench --shape --format json: $(cat "$work/out")"
+offsets_files() { ls /tmp/clfold-segments-* 2>/dev/null | wc -l; }
+before=$(offsets_files)
+expect_status 0 "$clfold" bench --segments power-law --sizes 300000 -t float --peer "$work/shape_peer.sh"
+grep -Eq '^float +sum +300000 segments .* yes +shaped 2.5000 ms' "$work/out" ||
+    fail "bench --segments: $(cat "$work/out" "$work/err")"
+[ "$(offsets_files)" -le "$before" ] || fail "bench --segments left its offsets file behind"
+expect_usage_error "$clfold" bench --shape 10x --axis 0
+expect_usage_error "$clfold" bench --shape 10x10
+expect_usage_error "$clfold" bench --shape 10x10 --axis 2
+expect_usage_error "$clfold" bench --shape 10x10 --axis 0 --sizes 100
+expect_usage_error "$clfold" bench --shape 10x10 --axis 0 -k k3
+expect_usage_error "$clfold" bench --axis 1
+expect_usage_error "$clfold" bench --segments uniform
+expect_usage_error "$clfold" bench --segments power-law --sizes 1000,2000
 expect_usage_error "$clfold" bench --sizes 12abc
 expect_usage_error "$clfold" bench --sizes 2^20:2^10
 expect_usage_error "$clfold" bench -t complex

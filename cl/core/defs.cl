@@ -286,6 +286,69 @@ inline void write_value(__global uchar *out, ulong at, size_t index, uint finish
 }
 
 /*
+ * Reductions with many results (axis.cl, and the CPU shape's in cpu.cl).
+ *
+ * Row (or segment) v >> piece_shift is cut into 2^piece_shift nearly equal
+ * pieces, so that a few long rows still keep every compute unit busy;
+ * piece_span gives piece v's elements [x, y), counted from the kernel's
+ * offset. A row r is [r * pitch, r * pitch + cols); with SEGMENTED, segment
+ * r is [bounds[r], bounds[r + 1]), offsets past n or an end before its start
+ * clamped so that nothing outside is read. Powers of two, so that no
+ * division needs a remainder too: LLVM then emits `freeze`, which Oclgrind
+ * 21.10's --uninitialized cannot run.
+ */
+#ifndef SEGMENTED
+#define SEGMENTED 0
+#endif
+
+inline ulong2 piece_span(ulong v, ulong n, ulong cols, ulong pitch, ulong piece_shift,
+                         __global const ulong *bounds)
+{
+    const ulong pieces = (ulong)1 << piece_shift;
+    const ulong row = v >> piece_shift, piece = v & (pieces - 1);
+#if SEGMENTED
+    const ulong end = min(bounds[row + 1], n);
+    const ulong start = min(bounds[row], end);
+    (void)cols;
+    (void)pitch;
+#else
+    const ulong start = row * pitch, end = start + cols;
+    (void)n;
+    (void)bounds;
+#endif
+    const ulong length = end - start;
+    const ulong part = (length >> piece_shift) + ((length & (pieces - 1)) != 0);
+    return (ulong2)(start + min(piece * part, length), start + min(piece * part + part, length));
+}
+
+/*
+ * Where a result goes: the caller's (finished) at its own offset, or an
+ * accumulator value at index i. write_value stores a result byte by byte,
+ * since the caller's offset may be anything; where the host says `at` is a
+ * multiple of the result's size (ALIGNED_RESULTS), one store does: 2^23 rows
+ * make 2^23 results.
+ */
+#ifndef ALIGNED_RESULTS
+#define ALIGNED_RESULTS 0
+#endif
+
+inline void write_result(__global uchar *out, ulong at, ulong i, uint finish, ACC_T value)
+{
+#if ALIGNED_RESULTS && ACC_EXACT
+    if (finish) {
+        ((__global RESULT_BITS_T *)(out + at))[i] = finish_value(value);
+        return;
+    }
+#elif ALIGNED_RESULTS
+    if (finish) {
+        ((__global RESULT_T *)(out + at))[i] = finish_value(value);
+        return;
+    }
+#endif
+    write_value(out, finish ? at + i * RESULT_SIZE : at, i, finish, value);
+}
+
+/*
  * An element as an accumulator value: (x, 0) for a compensated pair; an
  * exact state for the exact accuracy; frexp's (significand, exponent) for a
  * float product. TO_RUN(x): an element as a work-item's run (run_t below)

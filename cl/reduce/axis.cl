@@ -26,9 +26,6 @@
 #ifndef TEAM
 #define TEAM 1
 #endif
-#ifndef SEGMENTED
-#define SEGMENTED 0
-#endif
 #ifndef VEC
 #define VEC 1
 #endif
@@ -41,33 +38,6 @@
 #if VEC > 1 && COLS_PER_ITEM > 1 && VEC != COLS_PER_ITEM
 #error "a column vector's elements are COLS_PER_ITEM columns"
 #endif
-
-/*
- * Where a result goes: the caller's (finished) at its own offset, or an
- * accumulator value at index i. write_value stores a result byte by byte,
- * since the caller's offset may be anything; where the host says `at` is a
- * multiple of the result's size (ALIGNED_RESULTS), one store does: 2^23 rows
- * make 2^23 results.
- */
-#ifndef ALIGNED_RESULTS
-#define ALIGNED_RESULTS 0
-#endif
-
-inline void write_result(__global uchar *out, ulong at, ulong i, uint finish, ACC_T value)
-{
-#if ALIGNED_RESULTS && ACC_EXACT
-    if (finish) {
-        ((__global RESULT_BITS_T *)(out + at))[i] = finish_value(value);
-        return;
-    }
-#elif ALIGNED_RESULTS
-    if (finish) {
-        ((__global RESULT_T *)(out + at))[i] = finish_value(value);
-        return;
-    }
-#endif
-    write_value(out, finish ? at + i * RESULT_SIZE : at, i, finish, value);
-}
 
 /*
  * Folds `value` of every lane of a team of `lanes` work-items, the lanes of
@@ -183,13 +153,9 @@ inline ACC_T fold_row_team(__local ACC_T *sdata, uint tid, uint lane, ACC_T valu
 }
 
 /*
- * Rows and segments. Work is in "pieces": row (or segment) v >> piece_shift
- * is cut into 2^piece_shift nearly equal parts, so that a few long rows
- * still keep every compute unit busy; then each piece leaves an accumulator
- * value and a second launch of this kernel folds each row's pieces (a
- * matrix of rows x pieces values). Powers of two, so that no division needs
- * a remainder too: LLVM then emits `freeze`, which Oclgrind 21.10's
- * --uninitialized cannot run.
+ * Rows and segments, in pieces (defs.cl's piece_span): each piece leaves an
+ * accumulator value, and where a row has several, a second launch of this
+ * kernel folds each row's pieces (a matrix of rows x pieces values).
  *
  * A group folds TEAMS pieces at a time, one a team. With STRIDED (GPUs) its
  * rounds are every groups-th, so that the pieces of one long segment go to
@@ -215,7 +181,7 @@ void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar 
     __local ACC_T *sdata = 0;
 #endif
     const uint tid = get_local_id(0), lane = tid % TEAM;
-    const ulong pieces = (ulong)1 << piece_shift, total = rows << piece_shift;
+    const ulong total = rows << piece_shift;
 #if STRIDED
     const ulong first = get_group_id(0) * TEAMS, stop = total;
     const ulong step = get_num_groups(0) * TEAMS;
@@ -228,20 +194,8 @@ void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar 
         const ulong v = base + tid / TEAM;
         run_t run = run_start();
         if (v < stop) {
-            const ulong row = v >> piece_shift, piece = v & (pieces - 1);
-#if SEGMENTED
-            /* Offsets past n, or an end before its start, are clamped: nothing outside is read. */
-            const ulong end = min(bounds[row + 1], n);
-            const ulong start = min(bounds[row], end);
-#else
-            const ulong start = row * pitch, end = start + cols;
-            (void)bounds;
-#endif
-            const ulong length = end - start;
-            const ulong part = (length >> piece_shift) + ((length & (pieces - 1)) != 0);
-            const ulong from = start + min(piece * part, length);
-            const ulong to = start + min(piece * part + part, length);
-            run = fold_span(run, in, offset + from, offset + to, lane);
+            const ulong2 span = piece_span(v, n, cols, pitch, piece_shift, bounds);
+            run = fold_span(run, in, offset + span.x, offset + span.y, lane);
         }
         const ACC_T value = fold_row_team(sdata, tid, lane, run_value(run));
         if (lane == 0 && v < stop)

@@ -472,15 +472,12 @@ inline VACC_T block_sum(__global const IN_T *in, size_t i)
 #endif
 
 /*
- * Work-item w folds elements [w * chunk, min(n, (w + 1) * chunk)) of
- * in[offset ..].
+ * Elements [begin, end) of in[offset ..], folded into one accumulator value
+ * (an exact sum's state): ACCS streams of whole blocks, then whole vectors,
+ * then the last vector padded.
  */
-__kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
-                         ulong at, uint finish, ulong chunk)
+inline ACC_T fold_chunk(__global const IN_T *in, ulong offset, size_t begin, size_t end)
 {
-    const size_t w = get_global_id(0);
-    const size_t begin = w * chunk;
-    const size_t end = min((size_t)n, begin + (size_t)chunk);
     lanes_t acc[ACCS];
 #if ACC_EXACT
     exact_t spilled = IDENTITY;
@@ -506,7 +503,9 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
     }
     /* Fewer than LANES * SUM_BLOCK values remain: a vector at a time, the last one padded. */
     size_t i = begin + ACCS * part;
-    for (; i < end; i += VEC) {
+    for (; i + VEC <= end; i += VEC)
+        acc[0] = LANES_FOLD(acc[0], load_vector(in, offset + i));
+    if (i < end) {
         LANE_T pad[VEC];
         for (int j = 0; j < VEC; j++)
             pad[j] = i + j < end ? load_scalar(in, offset + i + j) : PAD;
@@ -518,7 +517,7 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
         lanes_exact(acc[a], &spilled);
     if (begin < end)
         spilled.flags |= EXACT_SEEN;
-    write_value(out, at, w, finish, spilled);
+    return spilled;
 #else
     /* The LANES values, folded pairwise in a fixed order. */
     ACC_T values[LANES];
@@ -527,6 +526,95 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
     for (int stride = 1; stride < LANES; stride *= 2)
         for (int j = 0; j + stride < LANES; j += 2 * stride)
             values[j] = combine(values[j], values[j + stride]);
-    write_value(out, at, w, finish, values[0]);
+    return values[0];
 #endif
 }
+
+/*
+ * Work-item w folds elements [w * chunk, min(n, (w + 1) * chunk)) of
+ * in[offset ..].
+ */
+__kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
+                         ulong at, uint finish, ulong chunk)
+{
+    const size_t w = get_global_id(0);
+    const size_t begin = w * chunk;
+    const size_t end = min((size_t)n, begin + (size_t)chunk);
+    write_value(out, at, w, finish, fold_chunk(in, offset, begin, end));
+}
+
+/*
+ * Rows and segments on CPUs (src/reduce/axis.c): work-item g folds the
+ * pieces [g * per_group, (g + 1) * per_group) in order, each as a chunk
+ * above (axis.cl's reduce_rows says what pieces are).
+ */
+__kernel void reduce_cpu_rows(__global const IN_T *in, ulong offset, ulong n,
+                              __global uchar *out, ulong at, uint finish, ulong rows, ulong cols,
+                              ulong pitch, ulong piece_shift, ulong per_group,
+                              __global const ulong *bounds)
+{
+    const ulong first = get_global_id(0) * per_group;
+    const ulong stop = min(first + per_group, rows << piece_shift);
+    for (ulong v = first; v < stop; v++) {
+        const ulong2 span = piece_span(v, n, cols, pitch, piece_shift, bounds);
+        write_result(out, at, v, finish, fold_chunk(in, offset, span.x, span.y));
+    }
+}
+
+#if !ACC_EXACT
+/*
+ * Columns on CPUs: work-item g folds VEC neighbouring columns (block g &
+ * (2^block_shift - 1)) down the rows of slice g >> block_shift, one lane a
+ * column, SUM_BLOCK rows added pairwise before each fold as block_sum adds
+ * a chunk's vectors. An exact sum's lanes merge into one state: its columns
+ * run axis.cl's reduce_columns.
+ */
+inline VACC_T column_block(__global const IN_T *in, size_t i, size_t pitch)
+{
+    VACC_T v[SUM_BLOCK];
+#pragma unroll
+    for (int b = 0; b < SUM_BLOCK; b++)
+        v[b] = load_vector(in, i + b * pitch);
+#pragma unroll
+    for (int stride = 1; stride < SUM_BLOCK; stride *= 2)
+#pragma unroll
+        for (int b = 0; b + stride < SUM_BLOCK; b += 2 * stride)
+            v[b] = v[b] + v[b + stride];
+    return v[0];
+}
+
+__kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
+                                 __global uchar *out, ulong at, uint finish, ulong rows,
+                                 ulong cols, ulong pitch, ulong slice_rows, ulong block_shift)
+{
+    const ulong g = get_global_id(0), slice = g >> block_shift;
+    const ulong col = (g & (((ulong)1 << block_shift) - 1)) * VEC;
+    const ulong first = slice * slice_rows, stop = min(first + slice_rows, rows);
+    lanes_t acc = lanes_start();
+    (void)n;
+    if (col + VEC <= cols) {
+        ulong r = first;
+        for (ulong k = 0; r + SUM_BLOCK <= stop; r += SUM_BLOCK, k++) {
+            acc = lanes_fold(acc, column_block(in, offset + r * pitch + col, pitch));
+#if COMPENSATED_LANES
+            if (k % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
+                acc = lanes_renormalize(acc);
+#endif
+        }
+        for (; r < stop; r++)
+            acc = lanes_fold(acc, load_vector(in, offset + r * pitch + col));
+    } else {
+        for (ulong r = first; r < stop; r++) {
+            LANE_T pad[VEC];
+            for (int j = 0; j < VEC; j++)
+                pad[j] = col + j < cols ? load_scalar(in, offset + r * pitch + col + j) : PAD;
+            acc = lanes_fold(acc, VLOAD(0, pad));
+        }
+    }
+    ACC_T values[VEC];
+    lanes_values(acc, values);
+    for (int j = 0; j < VEC; j++)
+        if (col + j < cols)
+            write_result(out, at, slice * cols + col + j, finish, values[j]);
+}
+#endif

@@ -47,6 +47,7 @@
 #define check_request clfold_internal_check_request
 #define check_result clfold_internal_check_result
 #define cpu_bind clfold_internal_cpu_bind
+#define cpu_lanes clfold_internal_cpu_lanes
 #define cpu_run clfold_internal_cpu_run
 #define cpu_shape clfold_internal_cpu_shape
 #define divide_up clfold_internal_divide_up

@@ -35,6 +35,9 @@ struct axis_shape {
     unsigned team;               /* rows: work-items a row; columns: WIDTH */
     unsigned cols_per_item;      /* columns: COLS_PER_ITEM */
     unsigned vec;                /* rows on GPUs: elements a lane loads at once */
+    unsigned lanes;              /* CPUs: cpu.cl's vector lanes (its kernels); 0: axis.cl's */
+    unsigned accs;               /* ... and its accumulators a work-item */
+    bool small_int_sum;          /* ... adding 8- and 16-bit integers in 32-bit lanes first */
     bool strided;                /* rows on GPUs: a group's rounds are every groups-th */
     size_t pieces;               /* rows: pieces a row (1: one pass); columns: slices */
     unsigned shift;              /* rows: log2 of pieces; columns: log2 of the column blocks' stride */
@@ -113,6 +116,25 @@ static unsigned rows_vector(const clfold_context *ctx, const struct axis_request
 }
 
 /*
+ * CPUs fold with cpu.cl's vector lanes (its reduce_cpu_rows and
+ * reduce_cpu_columns): a scalar run per element, with its compensation, ran
+ * POCL 20 times slower than an OpenMP loop. Its exact sums add in doubles
+ * (EXACT_FPE), and its lanes merge into one state, which columns cannot
+ * use: there, and without doubles, axis.cl's kernels run.
+ */
+static void cpu_lanes_shape(const clfold_context *ctx, const struct axis_request *request,
+                            bool columns, size_t length, struct axis_shape *shape)
+{
+    struct build_config config = {.in = request->type, .acc = request->acc, .op = request->op};
+    if (request->acc.exact && (columns || !ctx->caps.has_fp64))
+        return;
+    shape->small_int_sum = !columns && sums_small_integers(&config);
+    shape->lanes = cpu_lanes(ctx, &config, shape->small_int_sum);
+    /* Four streams on long rows, one on short ones, whose lanes' final fold would cost more. */
+    shape->accs = length >= 4096 ? 4 : 1;
+}
+
+/*
  * Segments whose average is long are cut into pieces even when they are
  * many, up to this many a segment: a power-law mix has a few segments
  * hundreds of times the average, and whole, each would hold one group
@@ -147,6 +169,8 @@ static void rows_shape(const clfold_context *ctx, const struct axis_request *req
     if (shape->pieces > 1 && !cpu)
         shape->team = team_for(divide_up(length, shape->pieces) / shape->vec, shape->block);
     shape->shift = log2_of(shape->pieces);
+    if (cpu)
+        cpu_lanes_shape(ctx, request, false, divide_up(length, shape->pieces), shape);
     size_t teams = shape->block / shape->team;
     size_t work = divide_up(request->rows * shape->pieces, teams); /* rounds of a group's teams */
     size_t most = cpu ? units * CPU_GROUPS_PER_UNIT : units * GPU_ITEMS_PER_UNIT / shape->block;
@@ -174,7 +198,9 @@ static void columns_shape(const clfold_context *ctx, const struct axis_request *
     shape->block = cpu ? 1 : gpu_block(ctx, &request->acc);
     if (cpu) {
         shape->team = 1;
-        shape->cols_per_item = (unsigned)min_size(16, 64 / type_info(request->type)->size);
+        cpu_lanes_shape(ctx, request, true, rows, shape);
+        shape->cols_per_item = shape->lanes != 0 ? shape->lanes
+                             : (unsigned)min_size(16, 64 / type_info(request->type)->size);
     } else {
         unsigned vec = rows_vector(ctx, request, cpu);
         bool aligned = request->offset % vec == 0 && request->pitch % vec == 0;
@@ -199,7 +225,10 @@ static void columns_shape(const clfold_context *ctx, const struct axis_request *
     shape->groups = shape->pieces << shape->shift;
 }
 
-/* The build of a pass over the caller's elements or, with partials, over the first pass's values. */
+/*
+ * The build of a pass over the caller's elements or, with partials, over
+ * the first pass's values (always axis.cl's kernels: they are few).
+ */
 static struct build_config axis_config(const struct axis_request *request,
                                        const struct axis_shape *shape, bool partials)
 {
@@ -207,6 +236,15 @@ static struct build_config axis_config(const struct axis_request *request,
     struct build_config config = {.source = "reduce/axis.cl", .in = request->type,
                                   .in_partials = partials, .acc = request->acc,
                                   .op = request->op, .block_size = shape->block};
+    if (shape->lanes != 0 && !partials) {
+        config.source = "reduce/cpu.cl";
+        config.block_size = 0;
+        config.vec = shape->lanes;
+        config.accs = columns ? 1 : shape->accs;
+        config.small_int_sum = shape->small_int_sum;
+        config.segmented = !columns && request->bounds != NULL;
+        return config;
+    }
     if (columns) {
         config.width = shape->team;
         config.cols_per_item = shape->cols_per_item;
@@ -220,15 +258,20 @@ static struct build_config axis_config(const struct axis_request *request,
     return config;
 }
 
-/* One launch of reduce_rows or reduce_columns: the common arguments, then the kernel's own. */
+/*
+ * One launch of a rows or columns kernel (axis.cl's, or cpu.cl's): the
+ * common arguments, then the kernel's own, and the bounds for rows.
+ */
 static clfold_status axis_launch(clfold_context *ctx, const struct build_config *built,
-                                 const struct fold *fold, const struct pass *pass,
+                                 bool columns, const struct fold *fold, const struct pass *pass,
                                  const cl_ulong *args, unsigned nargs, cl_mem bounds,
                                  size_t groups, size_t block, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct build_config config = *built;
-    const char *entry = config.width != 0 ? "reduce_columns" : "reduce_rows";
+    bool cpu = strcmp(config.source, "reduce/cpu.cl") == 0;
+    const char *entry = columns ? (cpu ? "reduce_cpu_columns" : "reduce_columns")
+                                : (cpu ? "reduce_cpu_rows" : "reduce_rows");
     cl_kernel kernel = NULL;
     /* The last pass stores whole results where they lie on their size. */
     config.aligned_results = pass->last && fold->at % type_info(config.acc.result)->size == 0;
@@ -236,7 +279,7 @@ static clfold_status axis_launch(clfold_context *ctx, const struct build_config 
     for (unsigned i = 0; i < nargs; i++)
         CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + i, sizeof args[i], &args[i]),
                  "clSetKernelArg(shape)");
-    if (config.width == 0)
+    if (!columns)
         CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + nargs, sizeof bounds, &bounds),
                  "clSetKernelArg(bounds)");
     CHECK(launch_kernel(ctx, kernel, entry, fold, pass, groups * block, block, log));
@@ -264,7 +307,7 @@ static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request
                                request->rows * shape->pieces * accumulator_size(&request->acc)));
         pass.out = fold->scratch->partials[0];
     }
-    CHECK(axis_launch(ctx, &config, fold, &pass, args, 5, request->bounds, shape->groups,
+    CHECK(axis_launch(ctx, &config, false, fold, &pass, args, 5, request->bounds, shape->groups,
                       shape->block, log));
     if (!split)
         goto cleanup;
@@ -282,7 +325,7 @@ static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request
                         second.per_group};
     if (second.pieces != 1)
         FAIL(CLFOLD_ERROR_UNSUPPORTED, "internal: a row's pieces were cut again");
-    CHECK(axis_launch(ctx, &config, fold, &pass, folds, 5, NULL, second.groups, second.block,
+    CHECK(axis_launch(ctx, &config, false, fold, &pass, folds, 5, NULL, second.groups, second.block,
                       log));
 cleanup:
     return status;
@@ -307,7 +350,7 @@ static clfold_status columns_enqueue(clfold_context *ctx, const struct axis_requ
                                shape->pieces * request->cols * accumulator_size(&request->acc)));
         pass.out = fold->scratch->partials[0];
     }
-    CHECK(axis_launch(ctx, &config, fold, &pass, args, 5, NULL, shape->groups, shape->block,
+    CHECK(axis_launch(ctx, &config, true, fold, &pass, args, 5, NULL, shape->groups, shape->block,
                       log));
     if (!split)
         goto cleanup;
@@ -317,7 +360,7 @@ static clfold_status columns_enqueue(clfold_context *ctx, const struct axis_requ
     pass = (struct pass){&config, fold->scratch->partials[0], 0, shape->pieces * request->cols,
                          NULL, stride, 0, true, request->results};
     cl_ulong folds[] = {shape->pieces, request->cols, request->cols, shape->pieces, shape->shift};
-    CHECK(axis_launch(ctx, &config, fold, &pass, folds, 5, NULL, stride, shape->block, log));
+    CHECK(axis_launch(ctx, &config, true, fold, &pass, folds, 5, NULL, stride, shape->block, log));
 cleanup:
     return status;
 }

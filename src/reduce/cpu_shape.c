@@ -89,6 +89,15 @@ cleanup:
  * One launch of the work-items, each leaving its chunk's value; then, if
  * there are several, one work-item folds them pairwise (cl/reduce/values.cl).
  */
+unsigned cpu_lanes(const clfold_context *ctx, const struct build_config *config,
+                   bool small_int_sum)
+{
+    clfold_type lane = small_int_sum     ? CLFOLD_INT32
+                     : config->acc.exact ? CLFOLD_DOUBLE
+                                         : config->acc.scalar;
+    return preferred_lanes(ctx, type_info(lane));
+}
+
 clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
                       struct pass_log *log)
 {

@@ -135,6 +135,9 @@ clfold_status cpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *
                        const struct fold *fold, const struct pass *pass);
 clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
                       struct pass_log *log);
+/* The lanes of the CPU shape's vectors for `config` (what cpu.cl's VEC is). */
+unsigned cpu_lanes(const clfold_context *ctx, const struct build_config *config,
+                   bool small_int_sum);
 
 /* checks.c: what every public reduction checks before it enqueues anything. */
 
