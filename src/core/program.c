@@ -151,6 +151,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DTEAM=%u", config->team);
     if (config->segmented)
         ok = ok && append(buf, cap, " -DSEGMENTED=1");
+    if (config->col_vectors != 0)
+        ok = ok && append(buf, cap, " -DCOL_VECTORS=%u", config->col_vectors);
     if (config->strided)
         ok = ok && append(buf, cap, " -DSTRIDED=1");
     if (config->aligned_results)

@@ -31,6 +31,7 @@ struct build_config {
     bool aligned_results;    /* axis.cl's ALIGNED_RESULTS: results stored whole */
     unsigned width;          /* axis.cl's WIDTH and COLS_PER_ITEM (columns); 0 elsewhere */
     unsigned cols_per_item;
+    unsigned col_vectors;    /* cpu.cl's COL_VECTORS (columns); 0 elsewhere */
 };
 
 #define PROGRAM_MAX_KERNELS 8

@@ -36,7 +36,8 @@ struct axis_shape {
     unsigned cols_per_item;      /* columns: COLS_PER_ITEM */
     unsigned vec;                /* rows on GPUs: elements a lane loads at once */
     unsigned lanes;              /* CPUs: cpu.cl's vector lanes (its kernels); 0: axis.cl's */
-    unsigned accs;               /* ... and its accumulators a work-item */
+    unsigned accs;               /* ... and its accumulators a work-item (rows) */
+    unsigned col_vectors;        /* ... or its vectors of neighbouring columns (columns) */
     bool small_int_sum;          /* ... adding 8- and 16-bit integers in 32-bit lanes first */
     bool strided;                /* rows on GPUs: a group's rounds are every groups-th */
     size_t pieces;               /* rows: pieces a row (1: one pass); columns: slices */
@@ -130,6 +131,11 @@ static void cpu_lanes_shape(const clfold_context *ctx, const struct axis_request
         return;
     shape->small_int_sum = !columns && sums_small_integers(&config);
     shape->lanes = cpu_lanes(ctx, &config, shape->small_int_sum);
+    /* Columns: up to 16 vectors a row, so that a work-item reads whole lines, not one a row. */
+    shape->col_vectors = 1;
+    while (columns && shape->col_vectors < 16 &&
+           (size_t)shape->col_vectors * shape->lanes < request->cols)
+        shape->col_vectors *= 2;
     /* Four streams on long rows, one on short ones, whose lanes' final fold would cost more. */
     shape->accs = length >= 4096 ? 4 : 1;
 }
@@ -199,7 +205,7 @@ static void columns_shape(const clfold_context *ctx, const struct axis_request *
     if (cpu) {
         shape->team = 1;
         cpu_lanes_shape(ctx, request, true, rows, shape);
-        shape->cols_per_item = shape->lanes != 0 ? shape->lanes
+        shape->cols_per_item = shape->lanes != 0 ? shape->lanes * shape->col_vectors
                              : (unsigned)min_size(16, 64 / type_info(request->type)->size);
     } else {
         unsigned vec = rows_vector(ctx, request, cpu);
@@ -241,6 +247,7 @@ static struct build_config axis_config(const struct axis_request *request,
         config.block_size = 0;
         config.vec = shape->lanes;
         config.accs = columns ? 1 : shape->accs;
+        config.col_vectors = columns ? shape->col_vectors : 0;
         config.small_int_sum = shape->small_int_sum;
         config.segmented = !columns && request->bounds != NULL;
         return config;
