@@ -544,9 +544,51 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
 }
 
 /*
+ * A short row, of at most SHORT_ROW elements, with plain lanes: its vectors
+ * folded in turn (a float sum's plainly, without the lanes' compensation:
+ * pairwise, four vectors and a tree of VEC lanes lose no more than
+ * log2(SHORT_ROW) roundings, within the (L + 4) u A bound), then its lanes
+ * pairwise. fold_chunk's streams, compensation and LANES-wide final fold
+ * cost rows of 32 floats three times an OpenMP loop's time on POCL.
+ */
+#define SHORT_ROWS (!ACC_EXACT && !ACC_SCALED && !ACC_COMPENSATED && !SMALL_INT_SUM)
+#define SHORT_ROW (4 * VEC)
+#if SHORT_ROWS
+#if RUN_CARRY
+#define VECTOR_COMBINE(a, b) ((a) + (b))
+#else
+#define VECTOR_COMBINE(a, b) lanes_fold((a), (b))
+#endif
+
+inline ACC_T fold_short(__global const IN_T *in, ulong offset, size_t begin, size_t end)
+{
+    VACC_T sum = (VACC_T)(PAD);
+    for (size_t i = begin; i < end; i += VEC) {
+        VACC_T x;
+        if (i + VEC <= end) {
+            x = load_vector(in, offset + i);
+        } else {
+            LANE_T pad[VEC];
+            for (int k = 0; k < VEC; k++)
+                pad[k] = i + k < end ? load_scalar(in, offset + i + k) : PAD;
+            x = VLOAD(0, pad);
+        }
+        sum = i == begin ? x : VECTOR_COMBINE(sum, x);
+    }
+    ACC_T values[VEC];
+    VSTORE(sum, 0, values);
+    for (int stride = 1; stride < VEC; stride *= 2)
+        for (int j = 0; j + stride < VEC; j += 2 * stride)
+            values[j] = combine(values[j], values[j + stride]);
+    return values[0];
+}
+#endif
+
+/*
  * Rows and segments on CPUs (src/reduce/axis.c): work-item g folds the
  * pieces [g * per_group, (g + 1) * per_group) in order, each as a chunk
- * above (axis.cl's reduce_rows says what pieces are).
+ * above, or a short one as fold_short does (axis.cl's reduce_rows says what
+ * pieces are).
  */
 __kernel void reduce_cpu_rows(__global const IN_T *in, ulong offset, ulong n,
                               __global uchar *out, ulong at, uint finish, ulong rows, ulong cols,
@@ -557,6 +599,12 @@ __kernel void reduce_cpu_rows(__global const IN_T *in, ulong offset, ulong n,
     const ulong stop = min(first + per_group, rows << piece_shift);
     for (ulong v = first; v < stop; v++) {
         const ulong2 span = piece_span(v, n, cols, pitch, piece_shift, bounds);
+#if SHORT_ROWS
+        if (span.y - span.x <= SHORT_ROW) {
+            write_result(out, at, v, finish, fold_short(in, offset, span.x, span.y));
+            continue;
+        }
+#endif
         write_result(out, at, v, finish, fold_chunk(in, offset, span.x, span.y));
     }
 }
