@@ -1,24 +1,26 @@
 /*
  * axis.cl: reductions with many results: every row of a matrix, every
- * column, or every segment of a CSR-style offsets array. Each result is
- * folded as the whole-array paths fold one: work-items' sequential runs
- * (run_t of defs.cl, compensated or exact as the accuracy asks), then a
- * tree in local memory, then write_value, so every operator, type and
- * accuracy works here as it does there.
+ * column, or every segment of a CSR-style offsets array, on GPUs; on CPUs
+ * the exact sums' columns and the second pass over pieces (cpu.cl folds
+ * the rest there). Each result is folded as the whole-array paths fold
+ * one: work-items' sequential runs (run_t of defs.cl, compensated or exact
+ * as the accuracy asks), then a team's fold (shuffles where warps shuffle,
+ * else a tree in local memory), then defs.cl's write_result, so every
+ * operator, type and accuracy works here as it does there.
  *
  * Flags beside defs.cl's (the host, src/reduce/axis.c, sets them):
  *   BLOCK_SIZE     work-items a group
  *   TEAM           rows and segments: the work-items that fold one (a power
  *                  of two up to BLOCK_SIZE); its lanes read neighbouring
  *                  elements, so a team's loads coalesce
- *   SEGMENTED      rows are segments whose bounds an offsets array holds
+ *   SEGMENTED      rows are segments (defs.cl's piece_span)
  *   STRIDED        rows: a group's rounds are every groups-th (GPUs)
  *   VEC            elements a lane loads at once (GPUs: 16 bytes of a plain
  *                  type; 1 elsewhere); for columns it is COLS_PER_ITEM
  *   WIDTH          columns: the work-items a group spreads across columns;
  *                  BLOCK_SIZE / WIDTH lanes of each fold its rows in turn
- *   COLS_PER_ITEM  columns: neighbouring columns one work-item folds (a
- *                  CPU reads a cache line a row so; 1 on GPUs)
+ *   COLS_PER_ITEM  columns: neighbouring columns one work-item folds
+ *   ALIGNED_RESULTS  results stored whole (defs.cl's write_result)
  */
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256
