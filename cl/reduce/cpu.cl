@@ -422,24 +422,29 @@ inline void lanes_values(lanes_t lanes, ACC_T *values) { VSTORE(lanes, 0, values
 #define SUM_BLOCK 1
 #endif
 
+/*
+ * block_sum(in, i, stride): the SUM_BLOCK vectors from element i, `stride`
+ * elements apart: VEC for a chunk's neighbouring vectors, the row pitch for
+ * a block of rows' columns (reduce_cpu_columns).
+ */
 #if SMALL_INT_SUM
-/* The SUM_BLOCK vectors from element i, added in 32 bits. */
-inline VACC_T block_sum(__global const IN_T *in, size_t i)
+/* Added in 32 bits. */
+inline VACC_T block_sum(__global const IN_T *in, size_t i, size_t stride)
 {
     CONCAT(int, VEC) sum = CONCAT(convert_int, VEC)(load_raw(in, i));
 #pragma unroll
     for (int b = 1; b < SUM_BLOCK; b++)
-        sum += CONCAT(convert_int, VEC)(load_raw(in, i + b * VEC));
+        sum += CONCAT(convert_int, VEC)(load_raw(in, i + b * stride));
     return TO_VACC(sum);
 }
 #else
-/* The SUM_BLOCK vectors from element i, added pairwise: (v0 + v1) + (v2 + v3) ... */
-inline VACC_T block_sum(__global const IN_T *in, size_t i)
+/* Added pairwise: (v0 + v1) + (v2 + v3) ... */
+inline VACC_T block_sum(__global const IN_T *in, size_t i, size_t stride)
 {
     VACC_T v[SUM_BLOCK];
 #pragma unroll
     for (int b = 0; b < SUM_BLOCK; b++)
-        v[b] = load_vector(in, i + b * VEC);
+        v[b] = load_vector(in, i + b * stride);
 #pragma unroll
     for (int stride = 1; stride < SUM_BLOCK; stride *= 2)
 #pragma unroll
@@ -493,7 +498,7 @@ inline ACC_T fold_chunk(__global const IN_T *in, ulong offset, size_t begin, siz
     for (size_t k = 0; k < part; k += step) {
 #pragma unroll
         for (int a = 0; a < ACCS; a++)
-            acc[a] = LANES_FOLD(acc[a], block_sum(start, a * part + k));
+            acc[a] = LANES_FOLD(acc[a], block_sum(start, a * part + k, VEC));
 #if COMPENSATED_LANES
         if (k / step % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
 #pragma unroll
@@ -613,8 +618,8 @@ __kernel void reduce_cpu_rows(__global const IN_T *in, ulong offset, ulong n,
 /*
  * Columns on CPUs: work-item g folds COL_VECTORS vectors of VEC
  * neighbouring columns (block g & (2^block_shift - 1)) down the rows of
- * slice g >> block_shift, one lane a column, SUM_BLOCK rows added pairwise
- * before each fold as block_sum adds a chunk's vectors. A row's part is
+ * slice g >> block_shift, one lane a column, each block of SUM_BLOCK rows
+ * added by block_sum (a row pitch apart) before its fold. A row's part is
  * then up to 16 vectors in a row: with one vector a work-item, 8192 x 8192
  * floats read 64 bytes every 32 KiB and took POCL 22 ms against an OpenMP
  * loop's 4.2. An exact sum's lanes merge into one state: its columns run
@@ -623,19 +628,6 @@ __kernel void reduce_cpu_rows(__global const IN_T *in, ulong offset, ulong n,
 #ifndef COL_VECTORS
 #define COL_VECTORS 1
 #endif
-inline VACC_T column_block(__global const IN_T *in, size_t i, size_t pitch)
-{
-    VACC_T v[SUM_BLOCK];
-#pragma unroll
-    for (int b = 0; b < SUM_BLOCK; b++)
-        v[b] = load_vector(in, i + b * pitch);
-#pragma unroll
-    for (int stride = 1; stride < SUM_BLOCK; stride *= 2)
-#pragma unroll
-        for (int b = 0; b + stride < SUM_BLOCK; b += 2 * stride)
-            v[b] = v[b] + v[b + stride];
-    return v[0];
-}
 
 __kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
                                  __global uchar *out, ulong at, uint finish, ulong rows,
@@ -652,8 +644,8 @@ __kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
         ulong r = first;
         for (ulong k = 0; r + SUM_BLOCK <= stop; r += SUM_BLOCK, k++) {
             for (int v = 0; v < COL_VECTORS; v++)
-                acc[v] = lanes_fold(acc[v], column_block(in, offset + r * pitch + col + v * VEC,
-                                                         pitch));
+                acc[v] = lanes_fold(acc[v], block_sum(in, offset + r * pitch + col + v * VEC,
+                                                      pitch));
 #if COMPENSATED_LANES
             if (k % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
                 for (int v = 0; v < COL_VECTORS; v++)
