@@ -59,33 +59,22 @@ static clfold_status configure(clfold_context *ctx, const struct bench_row *spec
     return status == CLFOLD_SUCCESS ? clfold_set_accuracy(ctx, accuracy) : status;
 }
 
-/*
- * Times one (kernel, n) on the device buffer; fills best/median/e2e and
- * checks the result. Device times come from `timed`, whose queue profiles;
- * the end-to-end time from `plain`, a context as clfold_create makes it,
- * since profiling costs every call microseconds.
- */
-static clfold_status measure(clfold_context *timed, clfold_context *plain, cl_mem buffer,
-                             const void *data, const struct bench_row *spec,
-                             clfold_accuracy accuracy, struct bench_row *row)
+clfold_status bench_time(clfold_context *timed, clfold_context *plain, bench_reduction reduce,
+                         void *call, const struct bench_row *spec, struct bench_row *row)
 {
     double device[MAX_RUNS], e2e[MAX_RUNS];
     int runs = 0, e2e_runs = 0;
-    reference_value value, exact;
-    long double sum_abs = 0;
     clfold_run_info info = {0};
-    clfold_status status = configure(timed, spec, accuracy);
-    if (status == CLFOLD_SUCCESS)
-        status = configure(plain, spec, accuracy);
+    clfold_status status = CLFOLD_SUCCESS;
     for (int warm = 0; warm < 2 && status == CLFOLD_SUCCESS; warm++) {
-        status = clfold_reduce_buffer(timed, buffer, 0, spec->n, spec->type, spec->op, &value);
+        status = reduce(timed, call);
         if (status == CLFOLD_SUCCESS)
-            status = clfold_reduce_buffer(plain, buffer, 0, spec->n, spec->type, spec->op, &value);
+            status = reduce(plain, call);
     }
     double start = now_seconds();
     while (status == CLFOLD_SUCCESS && runs < MAX_RUNS &&
            (runs < 3 || now_seconds() - start < TIME_BUDGET_S)) {
-        status = clfold_reduce_buffer(timed, buffer, 0, spec->n, spec->type, spec->op, &value);
+        status = reduce(timed, call);
         if (status == CLFOLD_SUCCESS)
             status = clfold_last_run(timed, &info);
         device[runs++] = info.device_ms;
@@ -94,7 +83,7 @@ static clfold_status measure(clfold_context *timed, clfold_context *plain, cl_me
     while (status == CLFOLD_SUCCESS && e2e_runs < MAX_RUNS &&
            (e2e_runs < 3 || now_seconds() - start < TIME_BUDGET_S)) {
         double t0 = now_seconds();
-        status = clfold_reduce_buffer(plain, buffer, 0, spec->n, spec->type, spec->op, &value);
+        status = reduce(plain, call);
         e2e[e2e_runs++] = (now_seconds() - t0) * 1e3;
     }
     if (status != CLFOLD_SUCCESS)
@@ -107,8 +96,41 @@ static clfold_status measure(clfold_context *timed, clfold_context *plain, cl_me
     row->e2e_ms = e2e[e2e_runs / 2];
     row->gbps = (double)spec->n * (double)clfold_type_size(spec->type) / (row->best_ms * 1e6);
     row->path = info.path;
+    return CLFOLD_SUCCESS;
+}
+
+/* A whole-array reduction of the bench: its buffer, its row, and the value it gives. */
+struct whole_call {
+    cl_mem buffer;
+    const struct bench_row *spec;
+    reference_value value;
+};
+
+static clfold_status reduce_whole(clfold_context *ctx, void *call)
+{
+    struct whole_call *whole = call;
+    const struct bench_row *spec = whole->spec;
+    return clfold_reduce_buffer(ctx, whole->buffer, 0, spec->n, spec->type, spec->op,
+                                &whole->value);
+}
+
+/* Times one (kernel, n) on the device buffer (bench_time) and checks the result. */
+static clfold_status measure(clfold_context *timed, clfold_context *plain, cl_mem buffer,
+                             const void *data, const struct bench_row *spec,
+                             clfold_accuracy accuracy, struct bench_row *row)
+{
+    struct whole_call call = {buffer, spec, {0}};
+    reference_value exact;
+    long double sum_abs = 0;
+    clfold_status status = configure(timed, spec, accuracy);
+    if (status == CLFOLD_SUCCESS)
+        status = configure(plain, spec, accuracy);
+    if (status == CLFOLD_SUCCESS)
+        status = bench_time(timed, plain, reduce_whole, &call, spec, row);
+    if (status != CLFOLD_SUCCESS)
+        return status;
     reference_reduce(data, spec->n, spec->type, spec->op, &exact, &sum_abs);
-    row->correct = reference_close(&value, &exact, spec->type, spec->op, accuracy, spec->n,
+    row->correct = reference_close(&call.value, &exact, spec->type, spec->op, accuracy, spec->n,
                                    sum_abs, spec->kernel == CLFOLD_ATOMIC);
     return CLFOLD_SUCCESS;
 }

@@ -14,10 +14,7 @@
 #include "common.h"
 #include "npy.h"
 #include "reference.h"
-#include "timing.h"
 
-#define MAX_RUNS 30
-#define TIME_BUDGET_S 0.5
 #define CHECKED_RESULTS 1024
 
 /* Power-law segments: lengths log-uniform from 1 to 2^20, as the peers were timed. */
@@ -183,16 +180,25 @@ static size_t result_count(const struct bench_shape *shape)
     return shape->axis == 1 ? shape->rows : shape->cols;
 }
 
-static clfold_status reduce_once(clfold_context *ctx, cl_mem buffer, cl_mem offsets,
-                                 const struct bench_plan *plan, const struct bench_row *spec,
-                                 void *results)
+/* A reduction with many results: its buffers and plan, and where its results go. */
+struct shape_call {
+    cl_mem buffer, offsets;
+    const struct bench_plan *plan;
+    const struct bench_row *spec;
+    void *results;
+};
+
+static clfold_status reduce_shape(clfold_context *ctx, void *arg)
 {
-    const struct bench_shape *shape = &plan->shape;
+    const struct shape_call *call = arg;
+    const struct bench_shape *shape = &call->plan->shape;
+    const struct bench_row *spec = call->spec;
     if (shape->kind == SHAPE_SEGMENTS)
-        return clfold_reduce_segments(ctx, buffer, 0, spec->n, offsets, shape->n_segments,
-                                      spec->type, spec->op, results);
+        return clfold_reduce_segments(ctx, call->buffer, 0, spec->n, call->offsets,
+                                      shape->n_segments, spec->type, spec->op, call->results);
     clfold_matrix matrix = {0, shape->rows, shape->cols, shape->cols};
-    return clfold_reduce_axis(ctx, buffer, &matrix, shape->axis, spec->type, spec->op, results);
+    return clfold_reduce_axis(ctx, call->buffer, &matrix, shape->axis, spec->type, spec->op,
+                              call->results);
 }
 
 /* Checks results spread evenly over all of them against the host reference. */
@@ -238,61 +244,32 @@ clfold_status bench_measure_shape(clfold_context *timed, clfold_context *plain, 
                                   const struct bench_row *spec, struct bench_row *row)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    double device[MAX_RUNS], e2e[MAX_RUNS];
-    int runs = 0, e2e_runs = 0;
-    clfold_run_info info = {0};
     clfold_type result_type;
     clfold_result_type(spec->type, spec->op, &result_type);
     size_t count = result_count(&plan->shape);
-    void *results = malloc(count * clfold_type_size(result_type) + 1);
-    cl_mem offsets = NULL;
+    struct shape_call call = {buffer, NULL, plan, spec,
+                              malloc(count * clfold_type_size(result_type) + 1)};
     cl_int err = CL_SUCCESS;
 
-    if (results == NULL)
+    if (call.results == NULL)
         return CLFOLD_ERROR_OUT_OF_HOST_MEMORY;
     if (plan->shape.kind == SHAPE_SEGMENTS)
-        offsets = clCreateBuffer(clfold_cl_context(timed), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                 (plan->shape.n_segments + 1) * sizeof *plan->shape.offsets,
-                                 plan->shape.offsets, &err);
+        call.offsets = clCreateBuffer(clfold_cl_context(timed),
+                                      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                      (plan->shape.n_segments + 1) * sizeof *plan->shape.offsets,
+                                      plan->shape.offsets, &err);
     if (err != CL_SUCCESS)
         status = (clfold_status)err;
     if (status == CLFOLD_SUCCESS)
         status = clfold_set_accuracy(timed, plan->accuracy);
     if (status == CLFOLD_SUCCESS)
         status = clfold_set_accuracy(plain, plan->accuracy);
-    for (int warm = 0; warm < 2 && status == CLFOLD_SUCCESS; warm++) {
-        status = reduce_once(timed, buffer, offsets, plan, spec, results);
-        if (status == CLFOLD_SUCCESS)
-            status = reduce_once(plain, buffer, offsets, plan, spec, results);
-    }
-    double start = now_seconds();
-    while (status == CLFOLD_SUCCESS && runs < MAX_RUNS &&
-           (runs < 3 || now_seconds() - start < TIME_BUDGET_S)) {
-        status = reduce_once(timed, buffer, offsets, plan, spec, results);
-        if (status == CLFOLD_SUCCESS)
-            status = clfold_last_run(timed, &info);
-        device[runs++] = info.device_ms;
-    }
-    start = now_seconds();
-    while (status == CLFOLD_SUCCESS && e2e_runs < MAX_RUNS &&
-           (e2e_runs < 3 || now_seconds() - start < TIME_BUDGET_S)) {
-        double t0 = now_seconds();
-        status = reduce_once(plain, buffer, offsets, plan, spec, results);
-        e2e[e2e_runs++] = (now_seconds() - t0) * 1e3;
-    }
-    if (status == CLFOLD_SUCCESS) {
-        qsort(device, (size_t)runs, sizeof device[0], compare_doubles);
-        qsort(e2e, (size_t)e2e_runs, sizeof e2e[0], compare_doubles);
-        *row = *spec;
-        row->best_ms = device[0];
-        row->median_ms = device[runs / 2];
-        row->e2e_ms = e2e[e2e_runs / 2];
-        row->gbps = (double)spec->n * (double)clfold_type_size(spec->type) / (row->best_ms * 1e6);
-        row->path = info.path;
-        row->correct = check_results(data, results, plan, spec);
-    }
-    if (offsets != NULL)
-        clReleaseMemObject(offsets);
-    free(results);
+    if (status == CLFOLD_SUCCESS)
+        status = bench_time(timed, plain, reduce_shape, &call, spec, row);
+    if (status == CLFOLD_SUCCESS)
+        row->correct = check_results(data, call.results, plan, spec);
+    if (call.offsets != NULL)
+        clReleaseMemObject(call.offsets);
+    free(call.results);
     return status;
 }
