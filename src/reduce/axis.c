@@ -17,6 +17,7 @@
 /* A checked request: what to fold, and into how many results. */
 struct axis_request {
     const char *path;            /* "rows", "columns" or "segments" (clfold_run_info's path) */
+    bool columns;                /* axis 0: reduce_columns' kind of kernel; else rows' */
     clfold_type type;
     clfold_op op;
     struct accumulator acc;
@@ -238,7 +239,7 @@ static void columns_shape(const clfold_context *ctx, const struct axis_request *
 static struct build_config axis_config(const struct axis_request *request,
                                        const struct axis_shape *shape, bool partials)
 {
-    bool columns = request->path[0] == 'c';
+    bool columns = request->columns;
     struct build_config config = {.source = "reduce/axis.cl", .in = request->type,
                                   .in_partials = partials, .acc = request->acc,
                                   .op = request->op, .block_size = shape->block};
@@ -294,6 +295,17 @@ cleanup:
     return status;
 }
 
+/* A first pass that leaves `values` accumulator values for a second: they go to partials[0]. */
+static clfold_status pass_to_partials(clfold_context *ctx, const struct axis_request *request,
+                                      const struct fold *fold, size_t values, struct pass *pass)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    CHECK(scratch_partials(ctx, fold->scratch, 0, values * accumulator_size(&request->acc)));
+    pass->out = fold->scratch->partials[0];
+cleanup:
+    return status;
+}
+
 /* Rows and segments: one pass, or a pass of pieces and one that folds each row's pieces. */
 static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request *request,
                                   const struct axis_shape *shape, struct fold *fold,
@@ -301,19 +313,15 @@ static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request
 {
     clfold_status status = CLFOLD_SUCCESS;
     bool split = shape->pieces > 1;
+    /* Elements read; for segments, also the kernel's n, to which their offsets are clamped. */
     size_t read = request->bounds != NULL ? request->cols : request->rows * request->cols;
     struct build_config config = axis_config(request, shape, false);
     struct pass pass = {&config, request->in, request->offset, read, NULL, shape->groups, 0,
                         !split, request->results * (split ? shape->pieces : 1)};
     cl_ulong args[] = {request->rows, request->cols, request->pitch, shape->shift,
                        shape->per_group};
-    if (request->bounds != NULL)
-        pass.count = request->cols; /* the kernel's n: segments' offsets are clamped to it */
-    if (split) {
-        CHECK(scratch_partials(ctx, fold->scratch, 0,
-                               request->rows * shape->pieces * accumulator_size(&request->acc)));
-        pass.out = fold->scratch->partials[0];
-    }
+    if (split)
+        CHECK(pass_to_partials(ctx, request, fold, request->rows * shape->pieces, &pass));
     CHECK(axis_launch(ctx, &config, false, fold, &pass, args, 5, request->bounds, shape->groups,
                       shape->block, log));
     if (!split)
@@ -352,11 +360,8 @@ static clfold_status columns_enqueue(clfold_context *ctx, const struct axis_requ
                         request->results * (split ? shape->pieces : 1)};
     cl_ulong args[] = {request->rows, request->cols, request->pitch, shape->per_group,
                        shape->shift};
-    if (split) {
-        CHECK(scratch_partials(ctx, fold->scratch, 0,
-                               shape->pieces * request->cols * accumulator_size(&request->acc)));
-        pass.out = fold->scratch->partials[0];
-    }
+    if (split)
+        CHECK(pass_to_partials(ctx, request, fold, shape->pieces * request->cols, &pass));
     CHECK(axis_launch(ctx, &config, true, fold, &pass, args, 5, NULL, shape->groups, shape->block,
                       log));
     if (!split)
@@ -379,7 +384,7 @@ static clfold_status axis_enqueue(clfold_context *ctx, const struct axis_request
 {
     struct fold fold = {request->in, request->offset, 0, out, at, true, scratch};
     struct axis_shape shape = {0};
-    bool columns = request->path[0] == 'c';
+    bool columns = request->columns;
     if (columns)
         columns_shape(ctx, request, &shape);
     else
@@ -429,6 +434,7 @@ static clfold_status matrix_request(clfold_context *ctx, cl_mem buffer,
     }
     CHECK(check_buffer(ctx, buffer, matrix->offset, span, type_info(type)->size));
     request->path = axis == 1 ? "rows" : "columns";
+    request->columns = axis == 0;
     request->offset = matrix->offset;
     request->rows = rows;
     request->cols = cols;
