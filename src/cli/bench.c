@@ -147,21 +147,14 @@ static double read_gbps(struct roofline *roofline, cl_mem buffer, size_t bytes)
     return best > 0 ? (double)bytes / (best * 1e6) : 0;
 }
 
-static cl_mem upload(clfold_context *ctx, const void *data, size_t bytes)
-{
-    cl_int err;
-    cl_mem buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                   bytes, (void *)data, &err);
-    return err == CL_SUCCESS ? buffer : NULL;
-}
-
 /* Every size, operator and kernel for one type. Returns the exit status. */
 static int bench_type(clfold_context *ctx, clfold_context *plain, struct roofline *roofline,
                       const struct bench_plan *plan, clfold_type type, struct bench_results *results)
 {
     size_t largest = plan->sizes[plan->n_sizes - 1];
     void *data = make_data(type, largest);
-    cl_mem buffer = data != NULL ? upload(ctx, data, largest * clfold_type_size(type)) : NULL;
+    cl_mem buffer = data != NULL ? cli_upload(ctx, data, largest * clfold_type_size(type), NULL)
+                                 : NULL;
     int exit_status = EXIT_OK;
     if (buffer == NULL) {
         cli_error("cannot hold %zu %s values on the device", largest, clfold_type_name(type));

@@ -254,10 +254,8 @@ clfold_status bench_measure_shape(clfold_context *timed, clfold_context *plain, 
     if (call.results == NULL)
         return CLFOLD_ERROR_OUT_OF_HOST_MEMORY;
     if (plan->shape.kind == SHAPE_SEGMENTS)
-        call.offsets = clCreateBuffer(clfold_cl_context(timed),
-                                      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                      (plan->shape.n_segments + 1) * sizeof *plan->shape.offsets,
-                                      plan->shape.offsets, &err);
+        call.offsets = cli_upload(timed, plan->shape.offsets,
+                                  (plan->shape.n_segments + 1) * sizeof *plan->shape.offsets, &err);
     if (err != CL_SUCCESS)
         status = (clfold_status)err;
     if (status == CLFOLD_SUCCESS)

@@ -39,6 +39,13 @@ int report_failure(const clfold_context *ctx, clfold_status status, const char *
     }
 }
 
+cl_mem cli_upload(const clfold_context *ctx, const void *data, size_t bytes, cl_int *err)
+{
+    unsigned char none = 0;
+    return clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          bytes > 0 ? bytes : 1, bytes > 0 ? (void *)data : &none, err);
+}
+
 int open_context(const struct cli_args *args, clfold_context **ctx)
 {
     clfold_status status = clfold_create(ctx, args->device);

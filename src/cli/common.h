@@ -24,6 +24,14 @@ void cli_error(const char *format, ...)
  */
 int report_failure(const clfold_context *ctx, clfold_status status, const char *doing);
 
+/*
+ * A read-only device copy of `bytes` bytes of `data` in the context's
+ * cl_context (a 1-byte buffer for none, which OpenCL cannot make); NULL
+ * on failure, with *err set where err is not NULL. Says nothing: callers
+ * word their own errors.
+ */
+cl_mem cli_upload(const clfold_context *ctx, const void *data, size_t bytes, cl_int *err);
+
 /* Creates the context that -d names; on failure says why and returns the exit status. */
 int open_context(const struct cli_args *args, clfold_context **ctx);
 

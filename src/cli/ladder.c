@@ -241,9 +241,8 @@ static void print_json(const struct device_summary *device, const struct cli_arg
 /* Uploads the data once: the ladder times kernels, not transfers. */
 static int upload(clfold_context *ctx, const void *data, size_t bytes, cl_mem *buffer)
 {
-    cl_int err;
-    *buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             bytes, (void *)data, &err);
+    cl_int err = CL_SUCCESS;
+    *buffer = cli_upload(ctx, data, bytes, &err);
     if (err != CL_SUCCESS) {
         cli_error("cannot upload %zu bytes to the device: %s", bytes,
                   clfold_status_string((clfold_status)err));

@@ -22,13 +22,10 @@ struct results {
     void *values; /* malloc'ed */
 };
 
-/* The host's elements in a device buffer (a 1-byte one for none). */
+/* The array's elements in a device buffer. */
 static cl_mem upload(clfold_context *ctx, const struct npy_array *array, cl_int *err)
 {
-    size_t bytes = array->count * clfold_type_size(array->type);
-    unsigned char none = 0;
-    return clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                          bytes > 0 ? bytes : 1, bytes > 0 ? array->data : &none, err);
+    return cli_upload(ctx, array->data, array->count * clfold_type_size(array->type), err);
 }
 
 static int out_of_memory(void)
