@@ -76,7 +76,9 @@ typedef enum {
     CLFOLD_MAX,
     CLFOLD_AND,
     CLFOLD_OR,
-    CLFOLD_XOR
+    CLFOLD_XOR,
+    CLFOLD_ARGMIN, /* where the least element is: see below */
+    CLFOLD_ARGMAX
 } clfold_op;
 
 /*
@@ -87,7 +89,20 @@ typedef enum {
  *   min, max, and, or, xor          -> the element type
  *   half                            -> float, for every operator
  *   float, double sum/product/min/max -> the element type
+ *   argmin, argmax                  -> 64-bit signed integer, an index
  * Bitwise operators apply to integer types only.
+ *
+ * CLFOLD_ARGMIN and CLFOLD_ARGMAX give the index of the least or greatest
+ * element, as numpy.argmin and numpy.argmax do: counted from `offset` for a
+ * whole array, along the axis for clfold_reduce_axis, from the segment's
+ * start for clfold_reduce_segments. Of equal elements the first wins; -0
+ * and +0 are equal; a NaN counts as both the least and the greatest
+ * element, so the first NaN wins. An array with no elements, or an empty
+ * axis with results to give, has no such index: CLFOLD_ERROR_INVALID_ARGUMENT.
+ * An empty segment gives -1. The accuracy setting does not apply (every
+ * result is exact), and the atomic baseline refuses them
+ * (CLFOLD_ERROR_UNSUPPORTED): one atomic word cannot hold a value and its
+ * index.
  */
 typedef enum {
     CLFOLD_INT32,
@@ -195,7 +210,8 @@ CLFOLD_API clfold_status clfold_set_accuracy(clfold_context *ctx, clfold_accurac
  * Reduces `count` elements of `type` starting at element `offset` of
  * `buffer`, which must belong to this context's cl_context. Blocking: when
  * it returns, `result` (host memory) holds a value of clfold_result_type().
- * count == 0 gives the operator's identity. It waits for everything on the
+ * count == 0 gives the operator's identity (an argmin or argmax refuses
+ * it). It waits for everything on the
  * context's queue, including earlier non-blocking reductions.
  */
 CLFOLD_API clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
@@ -258,9 +274,10 @@ typedef struct {
  * accuracy and the error bounds of docs/accuracy.md. Blocking: `results`
  * (host memory) receives the results, consecutive values of
  * clfold_result_type(). An empty axis gives the operator's identity for
- * every result. These reductions always run the device's own shape:
- * clfold_set_kernel's choice applies to whole-array reductions only. The
- * results are run-to-run deterministic; exact sums are correctly rounded.
+ * every result (an argmin or argmax refuses it). These reductions always
+ * run the device's own shape: clfold_set_kernel's choice applies to
+ * whole-array reductions only. The results are run-to-run deterministic;
+ * exact sums are correctly rounded.
  */
 CLFOLD_API clfold_status clfold_reduce_axis(clfold_context *ctx, cl_mem buffer,
                                             const clfold_matrix *matrix, int axis,
@@ -284,7 +301,8 @@ CLFOLD_API clfold_status clfold_reduce_axis_async(clfold_context *ctx, cl_mem bu
  * [offsets[s], offsets[s + 1]) of the `count` elements that start at
  * element `offset` of `buffer`. `offsets` is a buffer of num_segments + 1
  * uint64 values (CSR style, as CUB's begin and end offsets), non-decreasing
- * and at most `count`. An empty segment gives the operator's identity.
+ * and at most `count`. An empty segment gives the operator's identity
+ * (-1 for an argmin or argmax).
  * The blocking form reads the offsets first and refuses bad ones with
  * CLFOLD_ERROR_INVALID_ARGUMENT, naming the first; the non-blocking form
  * cannot look at them before they are used, so there the kernels clamp:

@@ -36,6 +36,10 @@
  *                 integer pair (int2 or long2) holding a significand of type
  *                 ACC_SCALAR_T and an exponent of type EXPONENT_T (below)
  *   EXPONENT_T    int or long: ACC_T's component type when ACC_SCALED
+ *   ACC_ARG       1 for argmin and argmax: ACC_T is ulong2, a (key, index)
+ *                 pair (below), and RESULT_T the index, long
+ *   ARG_FLOAT     with ACC_ARG: the caller's element type's float width
+ *                 (16, 32, 64), 0 for integers; ARG_SIGNED: it is signed
  *   LOCAL_SHARE   the ladder's work-items a slot of its tree's local array
  *                 (store_leaf below): 1 unless local memory cannot hold a
  *                 value for each
@@ -89,6 +93,9 @@
 #ifndef ACC_SCALED
 #define ACC_SCALED 0
 #endif
+#ifndef ACC_ARG
+#define ACC_ARG 0
+#endif
 #ifndef EXACT_FPE
 #define EXACT_FPE 0
 #endif
@@ -107,6 +114,8 @@
 #define OP_AND 4
 #define OP_OR 5
 #define OP_XOR 6
+#define OP_ARGMIN 7
+#define OP_ARGMAX 8
 
 #if NEEDS_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -201,12 +210,106 @@ inline ACC_SCALAR_T scaled_value(ACC_T v)
 }
 #endif
 
+#if ACC_ARG
+/*
+ * Argmin and argmax fold (key, index) pairs, ulong2. The key orders the
+ * elements so that the one asked for is the least; the fold keeps the
+ * least key and, of equal keys, the least index. That rule is associative
+ * and commutative, so every kernel, in whatever order it folds, finds the
+ * same element: the first of the extreme ones, as NumPy does. IDENTITY,
+ * (ULONG_MAX, ULONG_MAX), loses to every element on its index; an index of
+ * ULONG_MAX means none, and finishes as -1 (an empty segment).
+ *
+ * A key is the element's place in its type's order: integers shifted so
+ * that unsigned order is theirs, floats by their bits (negative ones
+ * flipped) with -0 taken as +0, so the two are equal; for argmax its
+ * complement. A NaN's key is 0, which no number's is, so that the first
+ * NaN wins for both, as NumPy has it. Only integer operations on bits: a
+ * device that flushes subnormals still orders them. The first pass's
+ * elements carry their index in the buffer (load_in); COUNTED_FROM below
+ * makes it the caller's.
+ */
+#if ARG_FLOAT == 64
+#define ARG_ELEMENT_T double
+#elif ARG_FLOAT
+#define ARG_ELEMENT_T float /* halves too: vload_half widens them exactly */
+#elif ARG_SIGNED
+#define ARG_ELEMENT_T long
+#else
+#define ARG_ELEMENT_T ulong
+#endif
+
+inline ulong arg_key(ARG_ELEMENT_T x)
+{
+#if ARG_FLOAT == 64
+    ulong bits = as_ulong(x);
+    bits = bits << 1 == 0 ? 0 : bits;
+    if (bits << 1 > 0xffe0000000000000UL)
+        return 0;
+    const ulong order = bits >> 63 ? ~bits : bits | 0x8000000000000000UL;
+#elif ARG_FLOAT
+    uint bits = as_uint(x);
+    bits = bits << 1 == 0 ? 0 : bits;
+    if (bits << 1 > 0xff000000u)
+        return 0;
+    const ulong order = bits >> 31 ? ~bits : bits | 0x80000000u;
+#elif ARG_SIGNED
+    const ulong order = as_ulong(x) ^ 0x8000000000000000UL;
+#else
+    const ulong order = x;
+#endif
+#if OP == OP_ARGMAX
+    return ~order;
+#else
+    return order;
+#endif
+}
+
+inline ACC_T arg_pair(ARG_ELEMENT_T x, ulong index) { return (ACC_T)(arg_key(x), index); }
+
+/* Whether pair a comes before pair b: the lesser key, or of equal keys the lesser index. */
+inline bool arg_before(ACC_T a, ACC_T b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
+
+/*
+ * `run` and then element x at `index`, where index lies past every index
+ * the run holds (a work-item's run in element order): x wins on a lesser
+ * key, or over a run that holds none yet, whose key may equal x's
+ * (ULONG_MAX: argmin of the largest uint64).
+ */
+inline ACC_T arg_later(ACC_T run, ARG_ELEMENT_T x, ulong index)
+{
+    const ulong key = arg_key(x);
+    return key < run.x || run.y == ULONG_MAX ? (ACC_T)(key, index) : run;
+}
+#endif
+
+/*
+ * COUNTED_FROM(value, origin): a value of the caller's elements as the
+ * caller counts its index: an arg pair's buffer index less `origin` (the
+ * reduction's first element, or its row's or segment's), none staying
+ * none. Every other value, and a later pass's, which are counted already,
+ * stand as they are, and `origin` is not evaluated.
+ */
+#if ACC_ARG && !IN_IS_ACC
+inline ACC_T arg_counted_from(ACC_T value, ulong origin)
+{
+    if (value.y != ULONG_MAX)
+        value.y -= origin;
+    return value;
+}
+#define COUNTED_FROM(value, origin) arg_counted_from((value), (origin))
+#else
+#define COUNTED_FROM(value, origin) (value)
+#endif
+
 #if ACC_EXACT
 #define IDENTITY exact_zero()
 #elif ACC_SCALED
 #define IDENTITY scaled(0.5, 1)
 #elif ACC_COMPENSATED
 #define IDENTITY ((ACC_T)((ACC_SCALAR_T)0, (ACC_SCALAR_T)0))
+#elif ACC_ARG
+#define IDENTITY ((ACC_T)(ULONG_MAX, ULONG_MAX))
 #elif OP == OP_SUM || OP == OP_OR || OP == OP_XOR
 #define IDENTITY ((ACC_T)0)
 #elif OP == OP_PROD
@@ -246,6 +349,8 @@ inline ACC_SCALAR_T scaled_value(ACC_T v)
 #endif
 #if ACC_EXACT
 inline RESULT_BITS_T finish_value(ACC_T value) { return (RESULT_BITS_T)exact_round_bits(value); }
+#elif ACC_ARG
+inline RESULT_T finish_value(ACC_T value) { return as_long(value.y); /* none, ULONG_MAX, is -1 */ }
 #else
 inline RESULT_T finish_value(ACC_T value)
 {
@@ -301,20 +406,30 @@ inline void write_value(__global uchar *out, ulong at, size_t index, uint finish
 #define SEGMENTED 0
 #endif
 
+/* Row (or segment) `row`'s first element, counted from the kernel's offset. */
+inline ulong row_start(ulong row, ulong n, ulong pitch, __global const ulong *bounds)
+{
+#if SEGMENTED
+    (void)pitch;
+    return min(bounds[row], min(bounds[row + 1], n));
+#else
+    (void)n;
+    (void)bounds;
+    return row * pitch;
+#endif
+}
+
 inline ulong2 piece_span(ulong v, ulong n, ulong cols, ulong pitch, ulong piece_shift,
                          __global const ulong *bounds)
 {
     const ulong pieces = (ulong)1 << piece_shift;
     const ulong row = v >> piece_shift, piece = v & (pieces - 1);
+    const ulong start = row_start(row, n, pitch, bounds);
 #if SEGMENTED
-    const ulong end = min(bounds[row + 1], n);
-    const ulong start = min(bounds[row], end);
+    const ulong end = min(bounds[row + 1], n); /* at least start */
     (void)cols;
-    (void)pitch;
 #else
-    const ulong start = row * pitch, end = start + cols;
-    (void)n;
-    (void)bounds;
+    const ulong end = start + cols;
 #endif
     const ulong length = end - start;
     const ulong part = (length >> piece_shift) + ((length & (pieces - 1)) != 0);
@@ -370,6 +485,8 @@ inline void write_result(__global uchar *out, ulong at, ulong i, uint finish, AC
 #define TO_ACC(x) scaled_split((ACC_SCALAR_T)(x), 0)
 #elif ACC_COMPENSATED
 #define TO_ACC(x) ((ACC_T)((ACC_SCALAR_T)(x), (ACC_SCALAR_T)0))
+#elif ACC_ARG
+/* No TO_ACC: an arg pair needs its element's index (arg_pair). */
 #else
 #define TO_ACC(x) ((ACC_T)(x))
 #endif
@@ -382,6 +499,10 @@ inline ACC_T load_in(__global const IN_T *in, size_t i)
 {
 #if IN_IS_ACC
     return in[i];
+#elif ACC_ARG && IN_HALF
+    return arg_pair(vload_half(i, in), i);
+#elif ACC_ARG
+    return arg_pair(in[i], i);
 #elif IN_HALF
     return TO_ACC(vload_half(i, in));
 #else
@@ -447,6 +568,8 @@ inline ACC_T combine(ACC_T a, ACC_T b)
 {
 #if ACC_EXACT
     return exact_merge(a, b);
+#elif ACC_ARG
+    return arg_before(b, a) ? b : a;
 #elif ACC_SCALED
     return scaled_product(a, b);
 #elif ACC_COMPENSATED
@@ -831,4 +954,13 @@ inline ACC_T run_value(run_t run) { return run; }
 #define load_run(in, i) TO_RUN((in)[i])
 #else
 #define load_run(in, i) load_in((in), (i))
+#endif
+
+/* load_run with the element's index given, not its place in the buffer: columns count by row. */
+#if ACC_ARG && IN_HALF && !IN_IS_ACC
+#define load_run_at(in, i, index) arg_pair(vload_half((i), (in)), (index))
+#elif ACC_ARG && !IN_IS_ACC
+#define load_run_at(in, i, index) arg_pair((in)[i], (index))
+#else
+#define load_run_at(in, i, index) load_run((in), (i))
 #endif

@@ -67,12 +67,22 @@ inline ACC_T fold_team(__local ACC_T *sdata, uint tid, uint lane, uint lanes, ui
  * loads), every TEAM-th aligned vector of VEC elements, the elements before
  * the first aligned one and after the last whole vector one a lane.
  */
+/*
+ * FOLD_ONE(run, x, i): element x, at index i, into a lane's run. An
+ * argmin's or argmax's lane meets its vectors' elements in element order,
+ * after its elements before them, so defs.cl's arg_later suffices.
+ */
+#if ACC_ARG
+#define FOLD_ONE(run, x, i) run = arg_later(run, (x), (i))
+#else
+#define FOLD_ONE(run, x, i) run = run_fold(run, TO_RUN(x))
+#endif
 #if VEC > 1
 #define VIN_T CONCAT(IN_T, VEC)
-#define FOLD2(run, v) run = run_fold(run_fold(run, TO_RUN((v).s0)), TO_RUN((v).s1))
-#define FOLD4(run, v) FOLD2(run, (v).s01); FOLD2(run, (v).s23)
-#define FOLD8(run, v) FOLD4(run, (v).s0123); FOLD4(run, (v).s4567)
-#define FOLD16(run, v) FOLD8(run, (v).s01234567); FOLD8(run, (v).s89abcdef)
+#define FOLD2(run, v, i) FOLD_ONE(run, (v).s0, i); FOLD_ONE(run, (v).s1, (i) + 1)
+#define FOLD4(run, v, i) FOLD2(run, (v).s01, i); FOLD2(run, (v).s23, (i) + 2)
+#define FOLD8(run, v, i) FOLD4(run, (v).s0123, i); FOLD4(run, (v).s4567, (i) + 4)
+#define FOLD16(run, v, i) FOLD8(run, (v).s01234567, i); FOLD8(run, (v).s89abcdef, (i) + 8)
 #define FOLD_VEC CONCAT(FOLD, VEC)
 #endif
 
@@ -90,14 +100,14 @@ inline run_t fold_span(run_t run, __global const IN_T *in, ulong from, ulong to,
         const VIN_T v1 = *(__global const VIN_T *)(in + i + TEAM * VEC);
         const VIN_T v2 = *(__global const VIN_T *)(in + i + 2 * TEAM * VEC);
         const VIN_T v3 = *(__global const VIN_T *)(in + i + 3 * TEAM * VEC);
-        FOLD_VEC(run, v0);
-        FOLD_VEC(run, v1);
-        FOLD_VEC(run, v2);
-        FOLD_VEC(run, v3);
+        FOLD_VEC(run, v0, i);
+        FOLD_VEC(run, v1, i + TEAM * VEC);
+        FOLD_VEC(run, v2, i + 2 * TEAM * VEC);
+        FOLD_VEC(run, v3, i + 3 * TEAM * VEC);
     }
     for (; i < body_end; i += TEAM * VEC) {
         const VIN_T values = *(__global const VIN_T *)(in + i);
-        FOLD_VEC(run, values);
+        FOLD_VEC(run, values, i);
     }
     for (ulong i = body_end + lane; i < to; i += TEAM)
         run = run_fold(run, load_run(in, i));
@@ -170,18 +180,21 @@ inline ACC_T fold_row_team(__local ACC_T *sdata, uint tid, uint lane, ACC_T valu
 #define STRIDED 0
 #endif
 
+/* The local memory fold_row_team needs. */
+#if WARPS_SHUFFLE
+#define TEAM_SCRATCH(sdata) __local ACC_T sdata[BLOCK_SIZE / 32]
+#elif TEAM > 1 && !TEAM_SHUFFLES
+#define TEAM_SCRATCH(sdata) __local ACC_T sdata[BLOCK_SIZE]
+#else
+#define TEAM_SCRATCH(sdata) __local ACC_T *sdata = 0
+#endif
+
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong at,
                  uint finish, ulong rows, ulong cols, ulong pitch, ulong piece_shift,
                  ulong per_group, __global const ulong *bounds)
 {
-#if WARPS_SHUFFLE
-    __local ACC_T sdata[BLOCK_SIZE / 32];
-#elif TEAM > 1 && !TEAM_SHUFFLES
-    __local ACC_T sdata[BLOCK_SIZE];
-#else
-    __local ACC_T *sdata = 0;
-#endif
+    TEAM_SCRATCH(sdata);
     const uint tid = get_local_id(0), lane = tid % TEAM;
     const ulong total = rows << piece_shift;
 #if STRIDED
@@ -201,7 +214,8 @@ void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar 
         }
         const ACC_T value = fold_row_team(sdata, tid, lane, run_value(run));
         if (lane == 0 && v < stop)
-            write_result(out, at, v, finish, value);
+            write_result(out, at, v, finish,
+                         COUNTED_FROM(value, offset + row_start(v >> piece_shift, n, pitch, bounds)));
     }
 }
 
@@ -217,11 +231,12 @@ void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar 
 #define LANES (BLOCK_SIZE / WIDTH)
 
 /*
- * COLS_PER_ITEM neighbouring elements from element i into their columns'
- * runs: one vector load where VEC is COLS_PER_ITEM (GPUs; the host asks for
- * it only where every row's columns lie aligned for it), else one by one.
+ * COLS_PER_ITEM neighbouring elements from element i, of row r, into their
+ * columns' runs: one vector load where VEC is COLS_PER_ITEM (GPUs; the host
+ * asks for it only where every row's columns lie aligned for it), else one
+ * by one. An argmin's or argmax's index is the row.
  */
-inline void run_columns(run_t *run, __global const IN_T *in, ulong i)
+inline void run_columns(run_t *run, __global const IN_T *in, ulong i, ulong r)
 {
 #if VEC > 1
     union {
@@ -230,10 +245,10 @@ inline void run_columns(run_t *run, __global const IN_T *in, ulong i)
     } values;
     values.vector = *(__global const VIN_T *)(in + i);
     for (uint c = 0; c < VEC; c++)
-        run[c] = run_fold(run[c], TO_RUN(values.element[c]));
+        FOLD_ONE(run[c], values.element[c], r);
 #else
     for (uint c = 0; c < COLS_PER_ITEM; c++)
-        run[c] = run_fold(run[c], load_run(in, i + c));
+        run[c] = run_fold(run[c], load_run_at(in, i + c, r));
 #endif
 }
 
@@ -255,12 +270,12 @@ void reduce_columns(__global const IN_T *in, ulong offset, ulong n, __global uch
         run[c] = run_start();
     if (col + COLS_PER_ITEM <= cols) {
         for (ulong r = first + lane; r < stop; r += LANES)
-            run_columns(run, in, offset + r * pitch + col);
+            run_columns(run, in, offset + r * pitch + col, r);
     } else {
         for (ulong r = first + lane; r < stop; r += LANES)
             for (uint c = 0; c < COLS_PER_ITEM; c++)
                 if (col + c < cols)
-                    run[c] = run_fold(run[c], load_run(in, offset + r * pitch + col + c));
+                    run[c] = run_fold(run[c], load_run_at(in, offset + r * pitch + col + c, r));
     }
     for (uint c = 0; c < COLS_PER_ITEM; c++) {
         ACC_T value = run_value(run[c]);

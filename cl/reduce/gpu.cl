@@ -99,11 +99,41 @@ inline int horizontal_sum(CONCAT(int, VEC) v)
 }
 #endif
 
+#if ACC_ARG && VEC > 1
+/*
+ * An argmin's or argmax's vector: its elements in order, each with its
+ * index. A run's vectors come in element order (fold_slice's loop), so
+ * defs.cl's arg_later suffices.
+ */
+#define ARG2(run, v, CONVERT, i) \
+    run = arg_later(arg_later(run, CONVERT((v).s0), (i)), CONVERT((v).s1), (i) + 1)
+#define ARG4(run, v, CONVERT, i) ARG2(run, (v).s01, CONVERT, i); ARG2(run, (v).s23, CONVERT, (i) + 2)
+#define ARG8(run, v, CONVERT, i) ARG4(run, (v).s0123, CONVERT, i); ARG4(run, (v).s4567, CONVERT, (i) + 4)
+#define ARG16(run, v, CONVERT, i) \
+    ARG8(run, (v).s01234567, CONVERT, i); ARG8(run, (v).s89abcdef, CONVERT, (i) + 8)
+#define ARG_VEC CONCAT(ARG, VEC)
+#define AS_ELEMENT(x) (x)
+
+inline run_t fold_arg_vector(run_t run, __global const IN_T *in, size_t element)
+{
+#if IN_HALF
+    const CONCAT(ushort, VEC) bits = CONCAT(as_ushort, VEC)(*(__global const uint4 *)(in + element));
+    ARG_VEC(run, convert_uint8(bits), half_bits_to_float, element);
+#else
+    const VIN_T values = *(__global const VIN_T *)(in + element);
+    ARG_VEC(run, values, AS_ELEMENT, element);
+#endif
+    return run;
+}
+#endif
+
 /* Folds the VEC elements of one loaded vector into a work-item's run. */
 inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
 {
 #if VEC == 1
     run = run_fold(run, load_run(in, element));
+#elif ACC_ARG
+    run = fold_arg_vector(run, in, element);
 #elif IN_HALF
     /* 16 bytes of halves as raw bits in one load, converted in registers. */
     const CONCAT(ushort, VEC) bits = CONCAT(as_ushort, VEC)(*(__global const uint4 *)(in + element));
@@ -461,7 +491,7 @@ void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global uchar *
     __local group_scratch_t scratch;
     const ACC_T value = group_fold_runs(fold_slice(in, offset, n, head), &scratch);
     if (get_local_id(0) == 0)
-        write_value(out, at, get_group_id(0), finish, value);
+        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));
 }
 
 #if INLINE_PTX
@@ -586,7 +616,7 @@ void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global uc
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
     const ACC_T value = partials_fold(partials, groups, &scratch);
     if (tid == 0) {
-        write_value(out, at, 0, finish, value);
+        write_value(out, at, 0, finish, COUNTED_FROM(value, offset));
         *tickets = 0;
     }
 }

@@ -6,9 +6,10 @@
  * where local memory is short (LOCAL_SHARE), one a slot that several share.
  *
  * Every kernel: work-group g folds its slice of in[offset .. offset + n) and
- * writes one partial value (write_value in defs.cl: index g). Work-items past the end load the
- * identity, so n need not be a multiple of anything. The host relaunches the
- * kernel over the partial values until one is left.
+ * writes one partial value (write_value in defs.cl: index g; an argmin's
+ * index counted from offset, COUNTED_FROM). Work-items past the end load
+ * the identity, so n need not be a multiple of anything. The host
+ * relaunches the kernel over the partial values until one is left.
  */
 
 /*
@@ -39,7 +40,7 @@ __kernel void reduce_k1(__global const IN_T *in, ulong offset, ulong n,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (tid == 0)
-        write_value(out, at, get_group_id(0), finish, sdata[0]);
+        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(sdata[0], offset));
 }
 
 /* K2: interleaved addressing, strided index: no divergence, bank conflicts. */
@@ -59,7 +60,7 @@ __kernel void reduce_k2(__global const IN_T *in, ulong offset, ulong n,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (tid == 0)
-        write_value(out, at, get_group_id(0), finish, sdata[0]);
+        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(sdata[0], offset));
 }
 
 /* The tree of K3 and K4: sequential addressing, halving the live range. */
@@ -97,7 +98,7 @@ __kernel void reduce_k3(__global const IN_T *in, ulong offset, ulong n,
     const uint live = store_leaf(sdata, tid, get_local_size(0), load_leaf(in, offset, n, i));
     const ACC_T value = fold_sequential(sdata, tid, live);
     if (tid == 0)
-        write_value(out, at, get_group_id(0), finish, value);
+        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));
 }
 
 /* K4: first add during the global load: each group folds 2*block elements. */
@@ -111,7 +112,7 @@ __kernel void reduce_k4(__global const IN_T *in, ulong offset, ulong n,
     const uint live = store_leaf(sdata, tid, block, load_pair(in, offset, n, block));
     const ACC_T value = fold_sequential(sdata, tid, live);
     if (tid == 0)
-        write_value(out, at, get_group_id(0), finish, value);
+        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));
 }
 
 /* K5: K4 with the last six levels unrolled (see fold_tail in defs.cl). */
@@ -125,5 +126,5 @@ __kernel void reduce_k5(__global const IN_T *in, ulong offset, ulong n,
     const uint live = store_leaf(sdata, tid, block, load_pair(in, offset, n, block));
     const ACC_T value = fold_tree(sdata, tid, live);
     if (tid == 0)
-        write_value(out, at, get_group_id(0), finish, value);
+        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));
 }

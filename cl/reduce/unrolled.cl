@@ -23,7 +23,7 @@ void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global uchar *o
         value = combine(value, load_in(in, offset + i + BLOCK_SIZE));
     value = fold_tree(sdata, tid, store_leaf(sdata, tid, BLOCK_SIZE, value));
     if (tid == 0)
-        write_value(out, at, get_group_id(0), finish, value);
+        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));
 }
 
 /*
@@ -50,5 +50,5 @@ void reduce_k7(__global const IN_T *in, ulong offset, ulong n, __global uchar *o
     ACC_T value = run_value(run);
     value = fold_tree(sdata, tid, store_leaf(sdata, tid, BLOCK_SIZE, value));
     if (tid == 0)
-        write_value(out, at, get_group_id(0), finish, value);
+        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));
 }

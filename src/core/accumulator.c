@@ -19,6 +19,14 @@ clfold_status accumulator_choose(clfold_context *ctx, clfold_type type, clfold_o
     if (status != CLFOLD_SUCCESS)
         return status;
     *acc = (struct accumulator){.result = result, .scalar = result};
+    if (op_is_arg(op)) {
+        if (kernel == CLFOLD_ATOMIC)
+            return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
+                        "the atomic baseline folds into one word, which cannot hold both the "
+                        "%s's value and its index", clfold_op_name(op));
+        acc->arg = true;
+        return CLFOLD_SUCCESS;
+    }
     bool is_float = type_info(result)->float_bits != 0;
     if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && is_float && op == CLFOLD_PROD)
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
@@ -49,6 +57,8 @@ size_t accumulator_size(const struct accumulator *acc)
 {
     if (acc->exact)
         return exact_state_bytes(acc->exact_format);
+    if (acc->arg)
+        return 2 * sizeof(uint64_t);
     return type_info(acc->scalar)->size * (acc->compensated || acc->scaled ? 2 : 1);
 }
 
@@ -250,11 +260,37 @@ static void finish_scaled(bool wide, const void *value, void *result)
     }
 }
 
+/*
+ * defs.cl's arg pairs: (key, index), the least key winning and of equal
+ * keys the least index, so that any order of folds finds the same element.
+ */
+static void fold_arg(void *total, const void *part)
+{
+    uint64_t a[2], b[2];
+    memcpy(a, total, sizeof a);
+    memcpy(b, part, sizeof b);
+    if (b[0] < a[0] || (b[0] == a[0] && b[1] < a[1]))
+        memcpy(total, b, sizeof b);
+}
+
+void accumulator_move_index(const struct accumulator *acc, void *value, uint64_t elements)
+{
+    uint64_t pair[2];
+    if (!acc->arg)
+        return;
+    memcpy(pair, value, sizeof pair);
+    if (pair[1] != UINT64_MAX) /* "none" stays none */
+        pair[1] += elements;
+    memcpy(value, pair, sizeof pair);
+}
+
 void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, const void *part)
 {
     const struct type_info *info = type_info(acc->scalar);
     bool wide = acc->scalar == CLFOLD_DOUBLE;
-    if (acc->exact)
+    if (acc->arg)
+        fold_arg(total, part);
+    else if (acc->exact)
         exact_state_merge(acc->exact_format, total, part);
     else if (acc->scaled)
         fold_scaled(wide, total, part);
@@ -271,6 +307,11 @@ void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, 
 void accumulator_finish(const struct accumulator *acc, const void *value, void *result)
 {
     double sum;
+    if (acc->arg) {
+        /* The index; none (UINT64_MAX) is -1. */
+        memcpy(result, (const unsigned char *)value + sizeof(uint64_t), sizeof(uint64_t));
+        return;
+    }
     if (acc->exact) {
         exact_state_round(acc->exact_format, acc->result, value, result);
         return;

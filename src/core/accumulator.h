@@ -11,6 +11,7 @@
 
 #include "namespace.h"
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "clfold.h"
 #include "exact.h"
@@ -26,6 +27,8 @@ struct accumulator {
     bool scaled;         /* a float product's (significand, exponent) pairs, int32
                             exponents for half and float, int64 for double
                             (cl/core/defs.cl); never the atomic baseline */
+    bool arg;            /* an argmin's or argmax's (key, index) pairs of uint64
+                            (cl/core/defs.cl): the least pair wins */
     struct exact_format exact_format;
 };
 
@@ -46,6 +49,13 @@ size_t accumulator_size(const struct accumulator *acc);
 
 /* total = total (op) part, on the host, exactly as the kernels' combine(). */
 void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, const void *part);
+
+/*
+ * An arg-reduction's value counts its index from the start of the values it
+ * folded; this moves that start `elements` earlier (a host array's chunk
+ * into the whole array). Other values are left as they are.
+ */
+void accumulator_move_index(const struct accumulator *acc, void *value, uint64_t elements);
 
 /* Turns an accumulator value into the caller's result. */
 void accumulator_finish(const struct accumulator *acc, const void *value, void *result);

@@ -24,6 +24,7 @@
 #define accumulator_choose clfold_internal_accumulator_choose
 #define accumulator_finish clfold_internal_accumulator_finish
 #define accumulator_fold clfold_internal_accumulator_fold
+#define accumulator_move_index clfold_internal_accumulator_move_index
 #define accumulator_size clfold_internal_accumulator_size
 
 /* exact.c */
@@ -43,11 +44,13 @@
 #define atomic_shape clfold_internal_atomic_shape
 #define block_fitting clfold_internal_block_fitting
 #define block_fitting_local clfold_internal_block_fitting_local
+#define check_arg_length clfold_internal_check_arg_length
 #define check_buffer clfold_internal_check_buffer
 #define check_request clfold_internal_check_request
 #define check_result clfold_internal_check_result
 #define cpu_bind clfold_internal_cpu_bind
 #define cpu_lanes clfold_internal_cpu_lanes
+#define cpu_source clfold_internal_cpu_source
 #define cpu_run clfold_internal_cpu_run
 #define cpu_shape clfold_internal_cpu_shape
 #define divide_up clfold_internal_divide_up
@@ -96,6 +99,7 @@
 #define identity_value clfold_internal_identity_value
 #define op_define clfold_internal_op_define
 #define op_is_bitwise clfold_internal_op_is_bitwise
+#define op_is_arg clfold_internal_op_is_arg
 #define op_is_valid clfold_internal_op_is_valid
 #define type_info clfold_internal_type_info
 

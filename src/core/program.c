@@ -25,7 +25,8 @@ static bool append(char *buf, size_t cap, const char *format, ...)
 
 /*
  * ACC_*: the accumulator, a scalar, a (sum, carry) pair of scalars, an
- * exact state or a scaled product; RESULT_*: what it finishes as.
+ * exact state, a scaled product or an arg-reduction's pair; RESULT_*: what
+ * it finishes as.
  */
 /*
  * An exact sum's state (cl/core/exact.cl): its words and unit, whether runs
@@ -61,6 +62,21 @@ static bool append_scaled_flags(char *buf, size_t cap, const struct accumulator 
                   " -DEXPONENT_T=%s -DRESULT_T=%s -DRESULT_SIZE=%zu",
                   *acc_name, accumulator_size(acc), scalar->cl_name, wide ? "long" : "int",
                   scalar->cl_name, scalar->size);
+}
+
+/*
+ * An argmin's or argmax's (key, index) pairs (cl/core/defs.cl): the key is
+ * made from the caller's element type, which ARG_FLOAT and ARG_SIGNED name.
+ */
+static bool append_arg_flags(char *buf, size_t cap, const struct build_config *config,
+                             const char **acc_name)
+{
+    const struct type_info *in = type_info(config->in);
+    *acc_name = "ulong2";
+    return append(buf, cap,
+                  " -DACC_T=ulong2 -DACC_SIZE=%zu -DACC_FLOAT=0 -DACC_ARG=1 -DARG_FLOAT=%u"
+                  " -DARG_SIGNED=%d -DRESULT_T=long -DRESULT_SIZE=8",
+                  accumulator_size(&config->acc), in->float_bits, in->is_signed ? 1 : 0);
 }
 
 static bool append_accumulator_flags(char *buf, size_t cap, const struct accumulator *acc,
@@ -121,7 +137,9 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     const char *acc_name = NULL;
     buf[0] = '\0';
     bool ok = append(buf, cap, "-DOP=%s", op_define(config->op));
-    if (config->acc.exact)
+    if (config->acc.arg)
+        ok = ok && append_arg_flags(buf, cap, config, &acc_name);
+    else if (config->acc.exact)
         ok = ok && append_exact_flags(ctx, buf, cap, &config->acc, &acc_name);
     else if (config->acc.scaled)
         ok = ok && append_scaled_flags(buf, cap, &config->acc, &acc_name);

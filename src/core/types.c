@@ -25,9 +25,10 @@ static const struct type_info TYPES[] = {
 
 #define N_TYPES (sizeof TYPES / sizeof TYPES[0])
 
-static const char *const OP_NAMES[] = {"sum", "prod", "min", "max", "and", "or", "xor"};
-static const char *const OP_DEFINES[] = {"OP_SUM", "OP_PROD", "OP_MIN", "OP_MAX",
-                                         "OP_AND", "OP_OR", "OP_XOR"};
+static const char *const OP_NAMES[] = {"sum", "prod", "min", "max", "and",
+                                       "or",  "xor",  "argmin", "argmax"};
+static const char *const OP_DEFINES[] = {"OP_SUM", "OP_PROD", "OP_MIN",    "OP_MAX",   "OP_AND",
+                                         "OP_OR",  "OP_XOR",  "OP_ARGMIN", "OP_ARGMAX"};
 
 #define N_OPS (sizeof OP_NAMES / sizeof OP_NAMES[0])
 
@@ -51,6 +52,8 @@ bool op_is_valid(clfold_op op) { return (unsigned)op < N_OPS; }
 
 bool op_is_bitwise(clfold_op op) { return op == CLFOLD_AND || op == CLFOLD_OR || op == CLFOLD_XOR; }
 
+bool op_is_arg(clfold_op op) { return op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX; }
+
 const char *op_define(clfold_op op) { return op_is_valid(op) ? OP_DEFINES[op] : NULL; }
 
 clfold_status accumulator_type(clfold_type type, clfold_op op, clfold_type *acc)
@@ -62,7 +65,9 @@ clfold_status accumulator_type(clfold_type type, clfold_op op, clfold_type *acc)
         return CLFOLD_ERROR_INVALID_OP;
     if (info->float_bits != 0 && op_is_bitwise(op))
         return CLFOLD_ERROR_OP_NOT_FOR_TYPE;
-    if (op == CLFOLD_SUM || op == CLFOLD_PROD || type == CLFOLD_HALF)
+    if (op_is_arg(op))
+        *acc = CLFOLD_INT64; /* an index */
+    else if (op == CLFOLD_SUM || op == CLFOLD_PROD || type == CLFOLD_HALF)
         *acc = info->wide;
     else
         *acc = type;

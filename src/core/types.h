@@ -28,8 +28,9 @@ const struct type_info *type_info(clfold_type type);
 
 bool op_is_valid(clfold_op op);
 bool op_is_bitwise(clfold_op op);
+bool op_is_arg(clfold_op op); /* argmin, argmax: (key, index) pairs, an index for a result */
 
-/* Checks the pair and gives the accumulator (= result) type. */
+/* Checks the pair and gives the result type (the accumulator's, but for arg-reductions). */
 clfold_status accumulator_type(clfold_type type, clfold_op op, clfold_type *acc);
 
 /* Writes the identity of `op` over values of type `acc` to `out`. */

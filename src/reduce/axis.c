@@ -244,7 +244,7 @@ static struct build_config axis_config(const struct axis_request *request,
                                   .in_partials = partials, .acc = request->acc,
                                   .op = request->op, .block_size = shape->block};
     if (shape->lanes != 0 && !partials) {
-        config.source = "reduce/cpu.cl";
+        config.source = cpu_source(&config);
         config.block_size = 0;
         config.vec = shape->lanes;
         config.accs = columns ? 1 : shape->accs;
@@ -277,7 +277,7 @@ static clfold_status axis_launch(clfold_context *ctx, const struct build_config 
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct build_config config = *built;
-    bool cpu = strcmp(config.source, "reduce/cpu.cl") == 0;
+    bool cpu = strcmp(config.source, "reduce/axis.cl") != 0; /* cpu.cl's kernels, or cpu_arg.cl's */
     const char *entry = columns ? (cpu ? "reduce_cpu_columns" : "reduce_columns")
                                 : (cpu ? "reduce_cpu_rows" : "reduce_rows");
     cl_kernel kernel = NULL;
@@ -433,6 +433,8 @@ static clfold_status matrix_request(clfold_context *ctx, cl_mem buffer,
         span = (rows - 1) * pitch + cols;
     }
     CHECK(check_buffer(ctx, buffer, matrix->offset, span, type_info(type)->size));
+    if (axis == 1 ? rows != 0 : cols != 0)
+        CHECK(check_arg_length(ctx, op, axis == 1 ? cols : rows));
     request->path = axis == 1 ? "rows" : "columns";
     request->columns = axis == 0;
     request->offset = matrix->offset;

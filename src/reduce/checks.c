@@ -23,6 +23,14 @@ clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op)
     return CLFOLD_SUCCESS;
 }
 
+clfold_status check_arg_length(clfold_context *ctx, clfold_op op, size_t length)
+{
+    if (!op_is_arg(op) || length != 0)
+        return CLFOLD_SUCCESS;
+    return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
+                "an %s of no elements: there is no element to give the index of", clfold_op_name(op));
+}
+
 /* The size of `buffer` (`what` in messages), which must belong to the context's cl_context. */
 static clfold_status owned_bytes(clfold_context *ctx, cl_mem buffer, const char *what,
                                  size_t *bytes)

@@ -59,12 +59,14 @@ static struct cpu_launch cpu_launch(const clfold_context *ctx, size_t count,
 
 /*
  * No work-groups to size: one work-item a group, whatever block was asked
- * for. Its exact sums add in double lanes first (cpu.cl).
+ * for. Its exact sums add in double lanes first (cpu.cl); argmin and argmax
+ * run cpu_arg.cl's kernels of the same names.
  */
 clfold_status cpu_shape(clfold_context *ctx, size_t block, struct job *job)
 {
     (void)block;
     job->block = 1;
+    job->config.source = cpu_source(&job->config);
     if (job->config.acc.exact && !ctx->caps.has_fp64)
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
                     "the CPU shape's exact sums add in doubles, and device %s has no cl_khr_fp64",
@@ -85,19 +87,31 @@ cleanup:
     return status;
 }
 
+const char *cpu_source(const struct build_config *config)
+{
+    return config->acc.arg ? "reduce/cpu_arg.cl" : "reduce/cpu.cl";
+}
+
+/* What a lane holds: 32-bit sums of small integers, an exact sum's doubles, an arg's 64-bit keys. */
+static const struct type_info *lane_type(const struct build_config *config, bool small_int_sum)
+{
+    clfold_type lane = small_int_sum     ? CLFOLD_INT32
+                     : config->acc.exact ? CLFOLD_DOUBLE
+                     : config->acc.arg   ? CLFOLD_UINT64
+                                         : config->acc.scalar;
+    return type_info(lane);
+}
+
+unsigned cpu_lanes(const clfold_context *ctx, const struct build_config *config,
+                   bool small_int_sum)
+{
+    return preferred_lanes(ctx, lane_type(config, small_int_sum));
+}
+
 /*
  * One launch of the work-items, each leaving its chunk's value; then, if
  * there are several, one work-item folds them pairwise (cl/reduce/values.cl).
  */
-unsigned cpu_lanes(const clfold_context *ctx, const struct build_config *config,
-                   bool small_int_sum)
-{
-    clfold_type lane = small_int_sum     ? CLFOLD_INT32
-                     : config->acc.exact ? CLFOLD_DOUBLE
-                                         : config->acc.scalar;
-    return preferred_lanes(ctx, type_info(lane));
-}
-
 clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
                       struct pass_log *log)
 {
@@ -105,8 +119,7 @@ clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct f
     const struct build_config *first = &job->config;
     size_t acc_size = accumulator_size(&first->acc);
     bool small_int_sum = sums_small_integers(first);
-    clfold_type lane = small_int_sum ? CLFOLD_INT32 : first->acc.exact ? CLFOLD_DOUBLE : first->acc.scalar;
-    struct cpu_launch shape = cpu_launch(ctx, fold->count, type_info(lane));
+    struct cpu_launch shape = cpu_launch(ctx, fold->count, lane_type(first, small_int_sum));
     struct build_config config = *first;
     bool one = shape.work_items == 1;
 

@@ -135,6 +135,8 @@ clfold_status cpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *
                        const struct fold *fold, const struct pass *pass);
 clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
                       struct pass_log *log);
+/* The CPU shape's kernels for `config`: cpu.cl, or cpu_arg.cl for argmin and argmax. */
+const char *cpu_source(const struct build_config *config);
 /* The lanes of the CPU shape's vectors for `config` (what cpu.cl's VEC is). */
 unsigned cpu_lanes(const clfold_context *ctx, const struct build_config *config,
                    bool small_int_sum);
@@ -143,6 +145,9 @@ unsigned cpu_lanes(const clfold_context *ctx, const struct build_config *config,
 
 /* Type, operator and the device's support for them. */
 clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op);
+
+/* An argmin or argmax has an element to point at: its `length` elements are not none. */
+clfold_status check_arg_length(clfold_context *ctx, clfold_op op, size_t length);
 
 /* Elements [offset, offset + count) of `element` bytes lie inside `buffer`, of this context. */
 clfold_status check_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,

@@ -77,6 +77,8 @@ static clfold_status buffer_request(clfold_context *ctx, cl_mem buffer, size_t o
 {
     clfold_status status = check_request(ctx, type, op);
     if (status == CLFOLD_SUCCESS)
+        status = check_arg_length(ctx, op, count);
+    if (status == CLFOLD_SUCCESS)
         status = check_buffer(ctx, buffer, offset, count, type_info(type)->size);
     if (status == CLFOLD_SUCCESS)
         status = make_request(ctx, type, op, request);
@@ -305,6 +307,7 @@ clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t c
     if ((data == NULL && count != 0) || result == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", result == NULL ? "result" : "data");
     CHECK(check_request(ctx, type, op));
+    CHECK(check_arg_length(ctx, op, count));
     size_t element = type_info(type)->size, chunk = chunk_elements(ctx, element);
     if (count > SIZE_MAX / element)
         FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu elements of %zu bytes exceed the address space", count,
@@ -325,8 +328,10 @@ clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t c
             /* The first chunk's value stands as it is: 0 + (-0) would lose a sign. */
             CHECK(fold_host_chunk(ctx, &request, (const char *)data + done * element, n, false,
                                   done == 0 ? total : part, &info));
-            if (done != 0)
+            if (done != 0) {
+                accumulator_move_index(acc, part, done);
                 accumulator_fold(acc, op, total, part);
+            }
         }
         accumulator_finish(acc, total, result);
     }

@@ -109,6 +109,36 @@ static void store_float(reference_value *out, long double value, clfold_type res
         out->f32 = (float)value;
 }
 
+/*
+ * numpy.argmin and numpy.argmax, written as NumPy's documentation states
+ * them rather than as the kernels fold: the first NaN wins outright; else
+ * the first element that no later one beats strictly (-0 == +0). -1 for
+ * no elements.
+ */
+static int64_t arg_index(const void *data, size_t n, clfold_type type, clfold_op op)
+{
+    bool is_signed = is_signed_type(type), is_float = is_float_type(type);
+    size_t best = 0;
+    if (n == 0)
+        return -1;
+    for (size_t i = 1; i < n; i++) {
+        if (is_float) {
+            long double x = reference_element(data, i, type), b = reference_element(data, best, type);
+            if (isnan(b))
+                break;
+            if (isnan(x) || (op == CLFOLD_ARGMIN ? x < b : x > b))
+                best = i;
+        } else {
+            uint64_t x = integer_element(data, i, type), b = integer_element(data, best, type);
+            bool less = is_signed ? (int64_t)x < (int64_t)b : x < b;
+            bool greater = is_signed ? (int64_t)x > (int64_t)b : x > b;
+            if (op == CLFOLD_ARGMIN ? less : greater)
+                best = i;
+        }
+    }
+    return (int64_t)best;
+}
+
 clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clfold_op op,
                                reference_value *result, long double *sum_abs)
 {
@@ -118,6 +148,11 @@ clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clf
         *sum_abs = 0;
     if (status != CLFOLD_SUCCESS)
         return status;
+    if (op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX) {
+        memset(result, 0, sizeof *result);
+        result->i64 = arg_index(data, n, type, op);
+        return CLFOLD_SUCCESS;
+    }
     if (is_float_type(type)) {
         long double acc = op == CLFOLD_SUM ? 0.0L : op == CLFOLD_PROD ? 1.0L
                         : op == CLFOLD_MIN ? INFINITY : -INFINITY;
@@ -189,7 +224,8 @@ clfold_status reference_sequential(const void *data, size_t n, clfold_type type,
     clfold_type result_type;
     clfold_status status = clfold_result_type(type, op, &result_type);
     if (status != CLFOLD_SUCCESS || n == 0 || type == CLFOLD_HALF || type == CLFOLD_DOUBLE ||
-        (type == CLFOLD_FLOAT && op != CLFOLD_SUM && op != CLFOLD_PROD))
+        (type == CLFOLD_FLOAT && op != CLFOLD_SUM && op != CLFOLD_PROD) ||
+        op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX)
         return reference_reduce(data, n, type, op, result, NULL); /* no faster loop needed */
     memset(result, 0, sizeof *result);
     switch (type) {

@@ -29,7 +29,7 @@ typedef union {
 
 /*
  * The exact reduction of data[0..n) (floats in long double, rounded once to
- * the result type). Fills *sum_abs with the sum of |x| for float sums, the
+ * the result type; argmin and argmax by NumPy's rules, -1 for n = 0). Fills *sum_abs with the sum of |x| for float sums, the
  * scale of their error bound; 0 otherwise. Returns the status that
  * clfold_result_type() gives for the pair.
  */
