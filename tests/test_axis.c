@@ -9,7 +9,8 @@
  *               on a tall and a wide matrix, both axes, with a row pitch
  *               and an offset; results run twice have the same bits
  *   --shapes    1 x n, n x 1, tall, wide, square, empty and long-row
- *               shapes (rows cut into pieces, columns into slices), both
+ *               shapes (rows cut into pieces, columns into slices), short
+ *               aligned rows (the GPU shape's reduce_short_rows), both
  *               axes, on int32, float and double
  *   --segments  empty segments, segments of one element, one huge one, a
  *               power-law mix; offsets starting past 0; the blocking form
@@ -186,7 +187,8 @@ static void run_shapes(void)
         {1, 1000, 1000, 0},    {1000, 1, 3, 2},       {3000, 7, 9, 5},  {5, 40000, 40001, 1},
         {257, 300, 300, 0},    {0, 5, 5, 0},          {4, 0, 0, 0},     {2, 100003, 100003, 7},
         {20000, 3, 3, 0},      {70000, 2, 2, 0},      {1, 1, 1, 0},     {33, 65, 70, 3},
-        {40, 66, 68, 4}};
+        {40, 66, 68, 4},       {4099, 32, 32, 0},     {2049, 64, 68, 8}, {5001, 8, 8, 4},
+        {3001, 128, 128, 0}};
     static const struct {
         clfold_type type;
         clfold_op op;
@@ -219,14 +221,14 @@ static void check_segments(const cl_ulong *bounds, size_t segments, size_t count
 static void run_small(bool exact)
 {
     static const struct matrix_case shapes[] = {
-        {3, 5, 6, 1}, {1, 1, 1, 0}, {2, 33000, 33000, 0}, {8200, 3, 3, 0}};
+        {3, 5, 6, 1}, {1, 1, 1, 0}, {2, 33000, 33000, 0}, {8200, 3, 3, 0}, {70, 32, 36, 4}};
     static const struct {
         clfold_type type;
         clfold_op op;
         clfold_accuracy accuracy;
         size_t shapes; /* the first so many: exact sums run the tiny ones only, for time */
-    } kinds[] = {{CLFOLD_INT32, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT, 4},
-                 {CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT, 4},
+    } kinds[] = {{CLFOLD_INT32, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT, 5},
+                 {CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT, 5},
                  {CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_EXACT, 2}};
     test_rng rng = {4};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {

@@ -220,6 +220,55 @@ void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar 
 }
 
 /*
+ * Short rows of one length, each row's start aligned to VEC (the host's
+ * ROW_VECTORS, GPUs): every lane loads exactly ROW_VECTORS vectors of its
+ * team's row, and a team takes ROUND_ROWS rows a round, every load issued
+ * before the first fold. reduce_rows' loops cannot issue a row's loads
+ * before the last row's are folded, and rows of 32 floats left it at 82%
+ * of the H100's read. The lanes meet the same elements in the same order
+ * as reduce_rows', so the results have its bits.
+ */
+#ifdef ROW_VECTORS
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
+void reduce_short_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
+                       ulong at, uint finish, ulong rows, ulong cols, ulong pitch,
+                       ulong piece_shift, ulong per_group, __global const ulong *bounds)
+{
+    TEAM_SCRATCH(sdata);
+    const uint tid = get_local_id(0), lane = tid % TEAM;
+    const ulong step = get_num_groups(0) * TEAMS;
+    (void)n;
+    (void)cols;
+    (void)piece_shift;
+    (void)per_group;
+    (void)bounds;
+    for (ulong base = get_group_id(0) * TEAMS; base < rows; base += ROUND_ROWS * step) {
+        VIN_T loaded[ROUND_ROWS][ROW_VECTORS];
+#pragma unroll
+        for (int k = 0; k < ROUND_ROWS; k++) {
+            const ulong v = base + k * step + tid / TEAM;
+#pragma unroll
+            for (int j = 0; j < ROW_VECTORS; j++)
+                loaded[k][j] = v < rows ? *(__global const VIN_T *)(in + offset + v * pitch +
+                                                                      (lane + j * TEAM) * VEC)
+                                        : (VIN_T)0;
+        }
+#pragma unroll
+        for (int k = 0; k < ROUND_ROWS; k++) {
+            const ulong v = base + k * step + tid / TEAM, start = offset + v * pitch;
+            run_t run = run_start();
+            for (int j = 0; j < ROW_VECTORS && v < rows; j++) {
+                FOLD_VEC(run, loaded[k][j], start + (lane + j * TEAM) * VEC);
+            }
+            const ACC_T value = fold_row_team(sdata, tid, lane, run_value(run));
+            if (lane == 0 && v < rows)
+                write_result(out, at, v, finish, COUNTED_FROM(value, start));
+        }
+    }
+}
+#endif
+
+/*
  * Columns. Group g covers WIDTH * COLS_PER_ITEM neighbouring columns (block
  * g & (2^block_shift - 1), a power of two for the reason above; blocks past
  * the columns have nothing to do) over rows [slice * slice_rows, (slice + 1)

@@ -167,6 +167,9 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DLOCAL_SHARE=%u", config->local_share);
     if (config->team != 0)
         ok = ok && append(buf, cap, " -DTEAM=%u", config->team);
+    if (config->row_vectors != 0)
+        ok = ok && append(buf, cap, " -DROW_VECTORS=%u -DROUND_ROWS=%u", config->row_vectors,
+                          config->round_rows);
     if (config->segmented)
         ok = ok && append(buf, cap, " -DSEGMENTED=1");
     if (config->col_vectors != 0)

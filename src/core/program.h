@@ -26,6 +26,8 @@ struct build_config {
     bool small_int_sum;      /* the shapes: 8- and 16-bit sums add vectors in 32-bit lanes first */
     unsigned local_share;    /* the ladder's LOCAL_SHARE: work-items a local slot; 0 or 1: one each */
     unsigned team;           /* axis.cl's TEAM (rows, segments); 0 elsewhere */
+    unsigned row_vectors;    /* axis.cl's ROW_VECTORS and ROUND_ROWS (short rows); 0 elsewhere */
+    unsigned round_rows;
     bool segmented;          /* axis.cl's SEGMENTED: rows' bounds come from an offsets array */
     bool strided;            /* axis.cl's STRIDED: a group's rows are every groups-th */
     bool aligned_results;    /* axis.cl's ALIGNED_RESULTS: results stored whole */

@@ -41,6 +41,8 @@ struct axis_shape {
     unsigned col_vectors;        /* ... or its vectors of neighbouring columns (columns) */
     bool small_int_sum;          /* ... adding 8- and 16-bit integers in 32-bit lanes first */
     bool strided;                /* rows on GPUs: a group's rounds are every groups-th */
+    unsigned row_vectors;        /* short rows on GPUs: each lane's loads of a row (0: not short) */
+    unsigned round_rows;         /* ... and the rows a team takes a round */
     size_t pieces;               /* rows: pieces a row (1: one pass); columns: slices */
     unsigned shift;              /* rows: log2 of pieces; columns: log2 of the column blocks' stride */
     size_t per_group;            /* rows: pieces a group; columns: rows a slice */
@@ -142,6 +144,28 @@ static void cpu_lanes_shape(const clfold_context *ctx, const struct axis_request
 }
 
 /*
+ * Loads a lane keeps in flight on short rows (reduce_short_rows): the GPU
+ * shape's UNROLL.
+ */
+#define SHORT_ROW_LOADS 4
+
+/*
+ * Rows of one length whose every start lies aligned to the vector, and
+ * short enough that each lane of a team loads at most SHORT_ROW_LOADS
+ * vectors of one: reduce_short_rows takes several a round.
+ */
+static void short_rows_shape(const struct axis_request *request, struct axis_shape *shape)
+{
+    size_t vec = shape->vec, span = vec * shape->team;
+    if (request->bounds != NULL || shape->pieces != 1 || vec < 2 || request->offset % vec != 0 ||
+        request->pitch % vec != 0 || request->cols % span != 0 ||
+        request->cols / span > SHORT_ROW_LOADS)
+        return;
+    shape->row_vectors = (unsigned)(request->cols / span);
+    shape->round_rows = SHORT_ROW_LOADS / shape->row_vectors;
+}
+
+/*
  * Segments whose average is long are cut into pieces even when they are
  * many, up to this many a segment: a power-law mix has a few segments
  * hundreds of times the average, and whole, each would hold one group
@@ -178,10 +202,12 @@ static void rows_shape(const clfold_context *ctx, const struct axis_request *req
     shape->shift = log2_of(shape->pieces);
     if (cpu)
         cpu_lanes_shape(ctx, request, false, divide_up(length, shape->pieces), shape);
+    else
+        short_rows_shape(request, shape);
     size_t teams = shape->block / shape->team;
     size_t work = divide_up(request->rows * shape->pieces, teams); /* rounds of a group's teams */
     size_t most = cpu ? units * CPU_GROUPS_PER_UNIT : units * GPU_ITEMS_PER_UNIT / shape->block;
-    size_t groups = min_size(work, most);
+    size_t groups = min_size(divide_up(work, shape->round_rows > 1 ? shape->round_rows : 1), most);
     shape->per_group = divide_up(work, groups) * teams;
     shape->groups = shape->strided ? groups
                                    : divide_up(request->rows * shape->pieces, shape->per_group);
@@ -259,6 +285,8 @@ static struct build_config axis_config(const struct axis_request *request,
         config.vec = partials ? 0 : shape->vec;
     } else {
         config.team = shape->team;
+        config.row_vectors = partials ? 0 : shape->row_vectors;
+        config.round_rows = partials ? 0 : shape->round_rows;
         config.segmented = request->bounds != NULL && !partials;
         config.strided = shape->strided;
         config.vec = partials ? 0 : shape->vec;
@@ -278,8 +306,10 @@ static clfold_status axis_launch(clfold_context *ctx, const struct build_config 
     clfold_status status = CLFOLD_SUCCESS;
     struct build_config config = *built;
     bool cpu = strcmp(config.source, "reduce/axis.cl") != 0; /* cpu.cl's kernels, or cpu_arg.cl's */
-    const char *entry = columns ? (cpu ? "reduce_cpu_columns" : "reduce_columns")
-                                : (cpu ? "reduce_cpu_rows" : "reduce_rows");
+    const char *entry = columns               ? (cpu ? "reduce_cpu_columns" : "reduce_columns")
+                      : cpu                   ? "reduce_cpu_rows"
+                      : config.row_vectors != 0 ? "reduce_short_rows"
+                                              : "reduce_rows";
     cl_kernel kernel = NULL;
     /* The last pass stores whole results where they lie on their size. */
     config.aligned_results = pass->last && fold->at % type_info(config.acc.result)->size == 0;
