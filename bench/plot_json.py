@@ -28,7 +28,7 @@ def series(run):
             out.setdefault(f"streaming read {r['type']}", []).append((r["n"], r["read_gbps"]))
     for p in run.get("peers", []):
         gbps = p["n"] * TYPE_SIZES[p["type"]] / (p["best_ms"] * 1e6)
-        out.setdefault(f"{p['peer']} {p['type']} sum", []).append((p["n"], gbps))
+        out.setdefault(f"{p['peer']} {p['type']} {p.get('op', 'sum')}", []).append((p["n"], gbps))
     return list(out.items())
 
 

@@ -21,12 +21,12 @@ import sys
 
 
 def one_round(command):
-    """{(type, n): (clfold best ms, read ms)} and {(type, n, peer): peer best ms} of one run."""
+    """{(type, op, n): (clfold best ms, read ms)} and {(type, op, n, peer): peer best ms} of one run."""
     out = subprocess.run(command + ["--format", "csv"], check=True, capture_output=True,
                          text=True).stdout
     ours, peers = {}, {}
     for row in csv.DictReader(io.StringIO(out)):
-        key = (row["type"], int(row["n"]))
+        key = (row["type"], row["op"], int(row["n"]))
         if row["source"] == "clfold":
             best_ms, gbps, read_gbps = (float(row[k]) for k in ("best_ms", "gbps", "read_gbps"))
             ours[key] = (best_ms, best_ms * gbps / read_gbps if read_gbps > 0 else float("nan"))
@@ -46,14 +46,15 @@ def main():
         for key, (ms, read_ms) in ours.items():
             old = best.get(key, (ms, read_ms))
             best[key] = (min(ms, old[0]), min(read_ms, old[1]))
-        for (type_, n, peer), ms in peers.items():
-            if (type_, n) in ours:
-                ratios.setdefault((type_, n, peer), []).append(ms / ours[(type_, n)][0])
+        for (type_, op, n, peer), ms in peers.items():
+            if (type_, op, n) in ours:
+                ratios.setdefault((type_, op, n, peer), []).append(ms / ours[(type_, op, n)][0])
         print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
-    print(f"{'type':7} {'n':>11} {'clfold best ms':>14} {'read best ms':>12}  {'peer':28} "
+    print(f"{'type':7} {'op':6} {'n':>11} {'clfold best ms':>14} {'read best ms':>12}  {'peer':28} "
           f"{'median ratio':>12} {'lowest':>7} {'highest':>7}  rounds")
-    for (type_, n, peer), values in sorted(ratios.items()):
-        print(f"{type_:7} {n:11d} {best[(type_, n)][0]:14.4f} {best[(type_, n)][1]:12.4f}  {peer:28} "
+    for (type_, op, n, peer), values in sorted(ratios.items()):
+        key = (type_, op, n)
+        print(f"{type_:7} {op:6} {n:11d} {best[key][0]:14.4f} {best[key][1]:12.4f}  {peer:28} "
               f"{statistics.median(values):11.2f}x {min(values):6.2f}x {max(values):6.2f}x  "
               f"{len(values)}")
 

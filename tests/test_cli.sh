@@ -210,6 +210,73 @@ expect_status 0 "$clfold" bench --segments power-law --sizes 300000 -t float --p
 grep -Eq '^float +sum +300000 segments .* yes +shaped 2.5000 ms' "$work/out" ||
     fail "bench --segments: $(cat "$work/out" "$work/err")"
 [ "$(offsets_files)" -le "$before" ] || fail "bench --segments left its offsets file behind"
+# argmin and argmax: every result checked against the host reference (whole arrays, rows,
+# columns, segments), and a peer asked for them with "--op OP" last, whose rows are kept
+# only for the operator they name (a row without "op" is a sum's).
+expect_status 0 "$clfold" bench --sizes 1000,4097 -t float,int8,uint64 -o argmax,argmin --format json
+python3 - "$work/out" <<'PY' || fail "bench -o argmax,argmin: $(cat "$work/out" "$work/err")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+assert len(rows) == 2 * 3 * 2, len(rows)
+assert {r["op"] for r in rows} == {"argmax", "argmin"}, rows
+assert all(r["correct"] is True and r["best_ms"] > 0 for r in rows), rows
+PY
+cat >"$work/op_peer.sh" <<'SH'
+#!/bin/sh
+# op_peer.sh TYPE N... [SHAPE ARGS] [--op OP]: a row per size of the operator asked for, and a
+# decoy row of another operator that the runner must drop.
+type=$1; shift
+op=sum sizes= options=no previous= before=
+for arg; do
+    case $arg in --*) options=yes ;; esac
+    [ "$options" = no ] && sizes="$sizes $arg"
+    [ "$previous" = --op ] && op=$arg
+    before=$previous previous=$arg
+done
+[ "$op" = sum ] || [ "$before" = --op ] || { echo "op_peer.sh: --op is not last: $*" >&2; exit 1; }
+for n in $sizes; do
+    echo "{\"peer\": \"fake-$op\", \"type\": \"$type\", \"op\": \"$op\", \"n\": $n, \"best_ms\": 1.5, \"median_ms\": 2.0}"
+    decoy=argmin; [ "$op" = argmin ] && decoy=argmax
+    echo "{\"peer\": \"decoy\", \"type\": \"$type\", \"op\": \"$decoy\", \"n\": $n, \"best_ms\": 9.5, \"median_ms\": 9.5}"
+done
+SH
+chmod +x "$work/op_peer.sh"
+expect_status 0 "$clfold" bench --sizes 1000 -t float -o sum,argmax,max --peer "$work/op_peer.sh"
+grep -Eq '^float +sum +1000 .* yes +fake-sum 1.5000 ms' "$work/out" &&
+    grep -Eq '^float +argmax +1000 .* yes +fake-argmax 1.5000 ms' "$work/out" &&
+    grep -Eq '^float +max +1000 .* yes *$' "$work/out" && ! grep -q decoy "$work/out" ||
+    fail "bench -o sum,argmax,max --peer: $(cat "$work/out" "$work/err")"
+expect_status 0 "$clfold" bench --shape 1000x37 --axis 0 -t float,int32 -o argmax --peer "$work/op_peer.sh"
+[ "$(grep -Ec '^(float|int32) +argmax +37000 columns .* yes +fake-argmax 1.5000 ms' "$work/out")" -eq 2 ] ||
+    fail "bench --shape -o argmax: $(cat "$work/out" "$work/err")"
+expect_status 0 "$clfold" bench --shape 37x1000 --axis 1 -t half,double -o argmin,argmax --format json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; assert len(r)==4 and all(x["correct"] and x["path"]=="rows" for x in r), r' \
+    "$work/out" || fail "bench --shape --axis 1 -o argmin,argmax: $(cat "$work/out")"
+expect_status 0 "$clfold" bench --segments power-law --sizes 300000 -t int8 -o argmax
+grep -Eq '^int8 +argmax +300000 segments .* yes' "$work/out" || fail "bench --segments -o argmax: $(cat "$work/out")"
+expect_status 0 env CLFOLD="$clfold" "$clfold" bench --sizes 4099 -o argmax \
+    --peer "python3 $(dirname "$0")/../bench/peers/clfold_peer.py default"
+grep -Eq '^float +argmax +4099 .* yes +clfold-default [0-9.]+ ms' "$work/out" ||
+    fail "bench -o argmax --peer clfold_peer.py: $(cat "$work/out" "$work/err")"
+# The OpenMP peer (built where the compiler has OpenMP) times NumPy's argmax too.
+openmp_peer="$(dirname "$clfold")/bench/openmp_peer"
+if [ -x "$openmp_peer" ]; then
+    expect_status 0 "$clfold" bench --sizes 4097 -t float,int8 -o argmax,argmin --peer "$openmp_peer 2"
+    [ "$(grep -Ec '^(float|int8) +arg(max|min) +4097 .* yes +openmp [0-9.]+ ms' "$work/out")" -eq 4 ] ||
+        fail "bench -o argmax,argmin --peer openmp_peer: $(cat "$work/out" "$work/err")"
+    expect_status 0 "$clfold" bench --shape 100x37 --axis 0 -t double -o argmin --peer "$openmp_peer 2"
+    grep -Eq '^double +argmin +3700 columns .* yes +openmp [0-9.]+ ms' "$work/out" ||
+        fail "bench --shape -o argmin --peer openmp_peer: $(cat "$work/out" "$work/err")"
+else
+    echo "note: no $openmp_peer (no OpenMP): its argmax rows are not checked"
+fi
+expect_status 0 "$clfold" ladder -n 5003 -b 64 -o argmax
+[ "$(grep -Ec '^(host|k[1-7]|auto) .* yes$' "$work/out")" -eq 9 ] && grep -Eq '^atomic .*no index' "$work/out" ||
+    fail "ladder -o argmax: $(cat "$work/out")"
+expect_usage_error "$clfold" bench -o argmax -k auto,atomic
+expect_usage_error "$clfold" reduce -o argmax --axis 0,1 "$work/int32_3d.npy"
+expect_usage_error "$clfold" reduce -o argmin "$work/empty.npy"
+expect_usage_error "$clfold" reduce -o argmin -k atomic "$work/int32.npy"
 expect_usage_error "$clfold" bench --shape 10x --axis 0
 expect_usage_error "$clfold" bench --shape 10x10
 expect_usage_error "$clfold" bench --shape 10x10 --axis 2

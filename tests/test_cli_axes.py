@@ -9,6 +9,12 @@ from what the runner wrote (-O) and compared with what it printed:
     exactly, NaN and signed zeros included; float sums within the documented
     bound of the exact sum, computed with fractions; exact sums bit for bit);
   - segments: empty ones give the identity, offsets int64 and uint64;
+  - argmin and argmax against numpy.argmin and numpy.argmax: whole arrays
+    (the index into the C-order ravel, Fortran order too), every single
+    axis (negative ones too), ties, NaN, signed zeros, integer extremes,
+    float16, every kernel; segments (from the segment's start, -1 when
+    empty); several axes and empty arrays or axes refused, zero results an
+    empty int64 array;
   - bad input: exit status 2 and one line on stderr naming what is wrong.
 Exits 1 on any failure, or if nothing was checked.
 """
@@ -132,6 +138,144 @@ def check_axes(a, op, axes, spec, accuracy="default"):
                   f"{label}: {got_value!r} is outside the bound of {float(exact_sum(row))!r}")
 
 
+def check_arg(a, op, axis=None, spec=None, extra=(), printed=False):
+    """The runner's -o argmin/argmax (whole, or along one axis) against NumPy's -O file; and printed."""
+    path = os.path.join(WORK, "arg.npy")
+    out = os.path.join(WORK, "arg_out.npy")
+    np.save(path, a)
+    args = list(extra) + (["--axis", spec if spec is not None else str(axis)] if axis is not None else [])
+    label = f"{a.dtype} {a.shape} {'F' if a.flags.f_contiguous and a.ndim > 1 else 'C'} " \
+            f"-o {op} {' '.join(args)}"
+    want = np.asarray(getattr(np, op)(a, axis=axis))
+    rc, _, err = run("-o", op, *args, "-O", out, path)
+    check(rc == 0, f"{label}: exit {rc}: {err.strip()}")
+    if rc != 0:
+        return
+    got = np.load(out)
+    check(got.shape == want.shape and got.dtype == np.int64,
+          f"{label}: shape {got.shape} {got.dtype}, NumPy's {want.shape} int64")
+    check(np.array_equal(got, want), f"{label}: got {got.ravel()[:8]}, NumPy {want.ravel()[:8]}")
+    if not printed:
+        return
+    rc, printed, err = run("-o", op, *args, path)
+    check(rc == 0 and err == "" and printed.split() == [str(v) for v in want.ravel()],
+          f"{label}: printed {printed[:80]!r}, NumPy {want.ravel()[:8]}; {err.strip()}")
+
+
+def arg_arrays(rng):
+    """Arrays whose argmin and argmax are easy to get wrong: ties, NaN, signed zeros, extremes."""
+    nan, inf = np.nan, np.inf
+    return [
+        np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 9], dtype=np.int32),  # ties: the first wins
+        np.array([7], dtype=np.int16),
+        np.array([2.0, nan, 1.0, nan, -inf], dtype=np.float64),  # the first NaN wins both
+        np.array([1.0, 0.0, -0.0, 2.0, -0.0], dtype=np.float32),  # -0 == +0: the first zero
+        np.array([-1.0, -0.0, 0.0, -2.0], dtype=np.float32),
+        np.array([-128, 127, 5, -128, 127], dtype=np.int8),
+        np.array([0, 255, 255, 0], dtype=np.uint8),
+        np.array([2**63 - 1, 2**63, 1, 2**64 - 1, 0, 2**64 - 1, 0], dtype=np.uint64),
+        np.array([-(2**63), 2**63 - 1, 0, -(2**63), 2**63 - 1], dtype=np.int64),
+        np.array([2**31 - 1, 2**31, 0, 2**32 - 1], dtype=np.uint32),
+        np.array([1.5, -65504, 65504, -65504, 65504, 0.25], dtype=np.float16),
+        np.array([1.0, inf, nan, -inf, nan], dtype=np.float16),
+        np.array([-inf, -inf, inf, inf], dtype=np.float32),
+        rng.integers(-3, 4, size=5003).astype(np.int8),  # many ties over several blocks
+        np.where(np.arange(4099) == 3001, np.nan, rng.uniform(-1, 1, 4099)).astype(np.float32),
+    ]
+
+
+def check_args(rng):
+    """argmin and argmax: whole arrays, single axes, every kernel, segments, and what NumPy refuses."""
+    for a in arg_arrays(rng):
+        for op in ("argmin", "argmax"):
+            check_arg(a, op, printed=True)
+    # The whole array's index is into the C-order ravel, whatever order the file has: with
+    # ties, mapping a Fortran-order index would not do (here it would give 2, not 1).
+    tie = np.asfortranarray(np.array([[1, 0], [0, 1]], dtype=np.int32))
+    for op in ("argmin", "argmax"):
+        check_arg(tie, op, printed=True)
+    # Every single axis, negative ones too, in both orders: ties along every axis (integers
+    # from -2 to 2), NaNs and signed zeros (floats).
+    cases = [((4, 6), "C", np.int8), ((4, 6), "F", np.float32), ((4, 6), "F", np.int8),
+             ((3, 4, 5), "C", np.float32), ((3, 4, 5), "F", np.int8), ((3, 4, 5), "C", np.float16),
+             ((3, 4, 5), "F", np.uint64), ((3, 4, 5), "F", np.float64), ((1, 7, 1), "C", np.float32)]
+    for shape, order, dtype in cases:
+        if np.dtype(dtype).kind == "f":
+            values = rng.uniform(-1, 1, size=shape)
+            values.flat[3::7] = np.nan  # first NaNs at various places along each axis
+            values.flat[1::5] = -0.0
+            values.flat[2::5] = 0.0
+        else:
+            values = rng.integers(-2, 3, size=shape)
+            if dtype == np.uint64:
+                values = (values + 2) * 2**62  # up to 2^64 - 2^62, above int64's range
+        a = np.asarray(values, order=order).astype(dtype, order=order)
+        for op in ("argmin", "argmax"):
+            check_arg(a, op)
+            for axis in range(len(shape)):
+                check_arg(a, op, axis, str(axis - len(shape)) if axis % 2 else str(axis),
+                          printed=axis == 0)
+    # Along rows and columns long enough to be cut into pieces.
+    long = rng.integers(-5, 5, size=(3, 20011)).astype(np.int16)
+    for op in ("argmin", "argmax"):
+        check_arg(long, op, 1)
+        check_arg(np.ascontiguousarray(long.T), op, 0)
+    # Every whole-array kernel (the atomic baseline refuses, below).
+    many = arg_arrays(rng)[-1]
+    ties = arg_arrays(rng)[-2]
+    for kernel in ("k1", "k2", "k3", "k4", "k5", "k6", "k7", "auto"):
+        for a, op in ((many, "argmax"), (ties, "argmin")):
+            check_arg(a, op, extra=("-k", kernel, "-b", "64"))
+    # Zero results: an empty int64 array, as NumPy gives.
+    for shape, axis in [((0, 5), 1), ((2, 0, 3), 0), ((2, 0, 3), 2)]:
+        for op in ("argmin", "argmax"):
+            check_arg(np.zeros(shape, dtype=np.float32), op, axis)
+
+    # Segments: the index from the segment's start, -1 for an empty one; C order of a Fortran file.
+    data = rng.integers(-3, 4, size=(6, 7)).astype(np.float64)
+    data[2, 3] = data[4, 1] = np.nan
+    np.save(os.path.join(WORK, "sd.npy"), np.asfortranarray(data))
+    flat = data.ravel()
+    bounds = [0, 0, 5, 5, 17, 18, 23, 42, 42]
+    np.save(os.path.join(WORK, "so.npy"), np.array(bounds, dtype=np.uint64))
+    for op in ("argmin", "argmax"):
+        want = np.array([getattr(np, op)(flat[lo:hi]) if hi > lo else -1
+                         for lo, hi in zip(bounds[:-1], bounds[1:])], dtype=np.int64)
+        out = os.path.join(WORK, "seg_out.npy")
+        rc, printed, err = run("--segments", os.path.join(WORK, "so.npy"), "-o", op,
+                               os.path.join(WORK, "sd.npy"))
+        check(rc == 0 and printed.split() == [str(v) for v in want],
+              f"segments -o {op}: exit {rc}, printed {printed.split()}, NumPy {list(want)} "
+              f"{err.strip()}")
+        rc, _, err = run("--segments", os.path.join(WORK, "so.npy"), "-o", op, "-O", out,
+                         os.path.join(WORK, "sd.npy"))
+        got = np.load(out) if rc == 0 else None
+        check(rc == 0 and got.dtype == np.int64 and np.array_equal(got, want),
+              f"segments -o {op} -O: exit {rc}, {got!r}, NumPy {want!r} {err.strip()}")
+
+    # What NumPy refuses (ValueError, AxisError, a tuple axis): exit status 2, one line.
+    refused = {
+        "several axes": (np.zeros((2, 3, 4), dtype=np.int32), ["--axis", "0,1"]),
+        "every axis": (np.zeros((2, 3), dtype=np.int32), ["--axis", "0,-1"]),
+        "an empty array": (np.zeros(0, dtype=np.float32), []),
+        "an empty 2-d array": (np.zeros((0, 4), dtype=np.int8), []),
+        "an empty axis with results": (np.zeros((0, 5), dtype=np.float32), ["--axis", "0"]),
+        "an empty middle axis": (np.zeros((2, 0, 3), dtype=np.float32), ["--axis", "-2"]),
+        "an empty axis without results": (np.zeros((0, 0), dtype=np.float32), ["--axis", "1"]),
+        "an empty axis of a 1-d array": (np.zeros(0, dtype=np.int64), ["--axis", "0"]),
+        "an axis out of range": (np.zeros((2, 3), dtype=np.float32), ["--axis", "2"]),
+        "the atomic baseline": (np.arange(10, dtype=np.int32), ["-k", "atomic"]),
+    }
+    for name, (a, args) in refused.items():
+        path = os.path.join(WORK, "refused.npy")
+        np.save(path, a)
+        for op in ("argmin", "argmax"):
+            rc, printed, err = run("-o", op, *args, path)
+            lines = err.strip().splitlines()
+            check(rc == 2 and printed == "" and len(lines) == 1 and lines[0].startswith("clfold: "),
+                  f"-o {op} of {name}: exit {rc}, stdout {printed!r}, stderr {err!r}")
+
+
 def all_axis_sets(ndim):
     for k in range(1, ndim + 1):
         yield from itertools.combinations(range(ndim), k)
@@ -179,6 +323,8 @@ def main():
     got = np.load(os.path.join(WORK, "out.npy")) if rc == 0 else None
     check(rc == 0 and got.shape == (3,) and same(got, want),
           f"Fortran-order segments: {got}, want {want}")
+
+    check_args(rng)
 
     # Bad input: exit status 2, one line.
     np.save(os.path.join(WORK, "m.npy"), np.zeros((2, 3), dtype=np.float32))

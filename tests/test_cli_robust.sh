@@ -187,6 +187,11 @@ expect_usage_error "$clfold" reduce -d $'no\nsuch\033[2J' "$work/good.npy"
 cp "$work/short.npy" "$work/"$'two\nlines.npy'
 expect_usage_error "$clfold" reduce "$work/"$'two\nlines.npy'
 expect_usage_error "$clfold" reduce "$work/"$'no\nsuch.npy'
+# --axis reads integers with strtoll, which skips a line break before one.
+npy "$work/matrix.npy" 1 "$(dict '<i4' '(2, 3)')" 24
+expect_usage_error "$clfold" reduce --axis $'0,\nx' "$work/matrix.npy"
+expect_usage_error "$clfold" reduce --axis $'0,\n0' "$work/matrix.npy"
+expect_usage_error "$clfold" reduce -o argmax --axis $'0,\n1' "$work/matrix.npy"
 
 # --- the driver fails: a device without fp64, allocations and launches refused ------------
 # (libclfold_cl_shim.so preloaded; an ASan build wants its runtime first in the

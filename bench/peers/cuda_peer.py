@@ -1,19 +1,28 @@
 #!/usr/bin/env python3
-"""cuda_peer.py LIB TYPE N...: a CUDA peer of `clfold bench` (LIB: torch or cupy).
+"""cuda_peer.py LIB TYPE N... [--op OP]: a CUDA peer of `clfold bench` (LIB: torch or cupy).
 
 Sums the bench's data (element i is (i % 1000) / 1000 for floats, i % 1000 - 500
 for int32, i % 100 - 50 for int8) on the first CUDA GPU with torch.sum or cupy.sum
 (CUB), timed with CUDA events around the call after a warm-up, and prints one
-JSON object per size: {"peer", "type", "n", "best_ms", "median_ms", "e2e_ms",
+JSON object per size: {"peer", "type", "op", "n", "best_ms", "median_ms", "e2e_ms",
 "result"}. e2e_ms is what a caller waits for the value on the host: the median
 wall time of `x.sum().item()` (torch) or `float(x.sum())` (CuPy), which is
 what `clfold bench`'s e2e column measures of clfold.
 
+--op argmin or --op argmax (last, as `clfold bench -o argmax` passes it) times
+torch.argmin/argmax or cupy.argmin/argmax instead (CuPy runs CUB's ArgMin and
+ArgMax where CUPY_ACCELERATORS has cub); their e2e_ms is that of
+`int(x.argmax())`, and "result" is the index. Both give NumPy's index: the
+first of equal elements (the bench's data have no NaN).
+
 Shapes, as `clfold bench --shape` and `--segments` pass them after the sizes:
-  cuda_peer.py LIB TYPE N --shape RxC --axis A   x.reshape(R, C).sum(A)
+  cuda_peer.py LIB TYPE N --shape RxC --axis A   x.reshape(R, C).sum(A), or
+                                                 .argmax(A) with --op argmax
   cuda_peer.py LIB TYPE N --segments FILE.npy    torch.segment_reduce(x, "sum",
-                                                 offsets=...) (CuPy has none:
-                                                 it prints nothing)
+                                                 offsets=...) (CuPy has none,
+                                                 nor has either a segmented
+                                                 argmin or argmax: it prints
+                                                 nothing)
 Their e2e_ms is that of the results copied to the host.
 """
 import json
@@ -47,15 +56,24 @@ def make(lib, kind, n):
     raise SystemExit(f"cuda_peer: unsupported type {kind}")
 
 
-def time_sum(lib, x):
+OPS = ("sum", "argmin", "argmax")
+
+
+def whole(x, op):
+    """The reduction of the whole array, as a function of no arguments: x.sum(), x.argmax(), ..."""
+    return getattr(x, op)  # torch and CuPy both name them so, and argmax() flattens
+
+
+def time_whole(lib, fn):
+    """Best and median of RUNS calls of fn (CUDA events), and the last value."""
     if lib == "torch":
         import torch
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        fn, sync = (lambda: x.sum()), torch.cuda.synchronize
+        sync = torch.cuda.synchronize
     else:
         import cupy
         start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        fn, sync = (lambda: x.sum()), cupy.cuda.Device().synchronize
+        sync = cupy.cuda.Device().synchronize
     for _ in range(3):
         result = fn()
     sync()
@@ -70,31 +88,32 @@ def time_sum(lib, x):
         else:
             import cupy
             times.append(cupy.cuda.get_elapsed_time(start, end))
-    return min(times), statistics.median(times), float(result)
+    return min(times), statistics.median(times), result
 
 
-def time_to_host(x):
-    """Median wall time, in ms, of one sum whose value ends up on the host."""
+def time_to_host(fn, to_host):
+    """Median wall time, in ms, of one reduction whose value ends up on the host."""
     for _ in range(3):
-        float(x.sum())
+        to_host(fn())
     times = []
     for _ in range(RUNS):
         t0 = time.perf_counter()
-        float(x.sum())  # .item() for torch: a copy to the host, and a wait
+        to_host(fn())  # .item() for torch: a copy to the host, and a wait
         times.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(times)
 
 
-def shaped_sum(lib, x, shape_args):
+def shaped(lib, x, shape_args, op):
     """The reduction that the shape arguments ask for, as a function of no arguments."""
     if shape_args[0] == "--shape":
         rows, cols = map(int, shape_args[1].split("x"))
         axis = int(shape_args[3])
         view = x.reshape(rows, cols)
-        return lambda: view.sum(axis)
+        reduce = getattr(view, op)  # view.sum(1), view.argmax(1): dim for torch, axis for CuPy
+        return lambda: reduce(axis)
     import numpy as np
     offsets = np.load(shape_args[1]).astype(np.int64)
-    if lib != "torch":
+    if lib != "torch" or op != "sum":
         return None
     import torch
     offs = torch.tensor(offsets, device="cuda")
@@ -127,32 +146,48 @@ def time_call(lib, fn):
     return min(times), statistics.median(times), statistics.median(walls)
 
 
-def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in ("torch", "cupy"):
+def parse(argv):
+    """LIB, TYPE, the sizes, the shape's arguments and the operator of the command line."""
+    if len(argv) < 4 or argv[1] not in ("torch", "cupy"):
         raise SystemExit("usage: cuda_peer.py torch|cupy TYPE N... [--shape RxC --axis A | "
-                         "--segments FILE.npy]")
-    lib, kind = sys.argv[1], sys.argv[2]
-    args = sys.argv[3:]
+                         "--segments FILE.npy] [--op sum|argmin|argmax]")
+    lib, kind, args = argv[1], argv[2], argv[3:]
+    op = "sum"
+    if len(args) >= 2 and args[-2] == "--op":
+        op, args = args[-1], args[:-2]
+        if op not in OPS:
+            raise SystemExit(f"cuda_peer: --op takes {', '.join(OPS)}, not {op!r}")
     shape_args = args[args.index("--shape"):] if "--shape" in args else \
         args[args.index("--segments"):] if "--segments" in args else []
     sizes = args[:len(args) - len(shape_args)]
-    for n in map(int, sizes):
+    if not sizes or not all(n.isdigit() for n in sizes):
+        raise SystemExit(f"cuda_peer: sizes are counts, not {' '.join(sizes)!r}")
+    return lib, kind, list(map(int, sizes)), shape_args, op
+
+
+def main():
+    lib, kind, sizes, shape_args, op = parse(sys.argv)
+    for n in sizes:
         x = make(lib, kind, n)
         if shape_args:
-            fn = shaped_sum(lib, x, shape_args)
+            fn = shaped(lib, x, shape_args, op)
             if fn is None:
-                print(f"cuda_peer: {lib} has no segmented reduction", file=sys.stderr)
+                print(f"cuda_peer: {lib} has no segmented {op}", file=sys.stderr)
                 continue
             best, median, e2e = time_call(lib, fn)
             print(json.dumps({"peer": "cupy" if lib == "cupy" else "torch", "type": kind,
-                              "n": n, "best_ms": best, "median_ms": median, "e2e_ms": e2e}),
-                  flush=True)
+                              "op": op, "n": n, "best_ms": best, "median_ms": median,
+                              "e2e_ms": e2e}), flush=True)
             continue
-        best, median, result = time_sum(lib, x)
-        e2e = time_to_host(x)
-        print(json.dumps({"peer": "cub" if lib == "cupy" else "torch", "type": kind, "n": n,
-                          "best_ms": best, "median_ms": median, "e2e_ms": e2e,
-                          "result": result}), flush=True)
+        fn = whole(x, op)
+        value = float if op == "sum" else int  # the value on the host: .item() in torch
+        best, median, result = time_whole(lib, fn)
+        e2e = time_to_host(fn, value)
+        # CuPy's sum is the CUB it bundles; its argmin and argmax are named for CuPy itself.
+        peer = "torch" if lib == "torch" else "cub" if op == "sum" else "cupy"
+        print(json.dumps({"peer": peer, "type": kind, "op": op, "n": n, "best_ms": best,
+                          "median_ms": median, "e2e_ms": e2e, "result": value(result)}),
+              flush=True)
         del x
 
 

@@ -1,16 +1,19 @@
 /*
  * openmp_peer: the CPU peer of `clfold bench`: a sum by an OpenMP
- * `parallel for simd reduction` loop (gcc), on as many threads as the OpenCL
- * device has compute units. Prints one JSON object per size:
- *   {"peer": "openmp", "type": ..., "n": ..., "best_ms": ..., "median_ms": ..., "result": ...}
+ * `parallel for simd reduction` loop (gcc), or NumPy's argmin or argmax by
+ * an OpenMP loop, on as many threads as the OpenCL device has compute
+ * units. Prints one JSON object per size:
+ *   {"peer": "openmp", "type": ..., "op": ..., "n": ..., "best_ms": ..., "median_ms": ..., "result": ...}
  * The data are the bench's (src/cli/bench.c), so every peer reduces the same
  * values: element i is (i % 1000) / 1000 for float and double, i % 1000 - 500
  * for int32, i % 100 - 50 for int8. Integer sums are 64-bit, as clfold's.
  * Any other type is refused (exit 2), so no row is ever another type's time.
  *
- *   openmp_peer THREADS TYPE N [N...]      (TYPE: float, double, int32, int8)
+ *   openmp_peer THREADS TYPE N [N...] [--op OP]    (TYPE: float, double, int32, int8;
+ *                                                  OP: sum (default), argmin, argmax)
  *
- * Shapes, as `clfold bench --shape` and `--segments` pass them after the size:
+ * Shapes, as `clfold bench --shape` and `--segments` pass them after the size
+ * (and before --op):
  *   openmp_peer THREADS TYPE N --shape RxC --axis 1   a parallel loop over rows, each
  *                                                     summed by a simd loop
  *   openmp_peer THREADS TYPE N --shape RxC --axis 0   a parallel loop over rows into
@@ -20,8 +23,19 @@
  *                                                     (dynamic: their lengths vary),
  *                                                     each summed by a simd loop
  * The results are written to an array, as clfold writes them.
+ *
+ * argmin and argmax follow NumPy: the first NaN wins outright, else the
+ * first of equal elements (-0 == +0); an empty segment gives -1. A run of
+ * elements is scanned twice: a simd pass for its least (greatest) value and
+ * whether it holds a NaN, then a scalar pass to the first index of that
+ * value (or of the first NaN). A whole array is cut into one run a thread;
+ * columns (axis 0) into one block of rows a thread, each keeping its own
+ * (value, index) a column with a simd pass across the row; the threads'
+ * partial results are then combined in thread order, which is index order,
+ * so that the first occurrence wins. Rows and segments are one run each.
  */
 #include <omp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +50,12 @@ static int compare(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void report(const char *type, size_t n, double *times, double result)
+static void report(const char *type, const char *op, size_t n, double *times, double result)
 {
     qsort(times, RUNS, sizeof times[0], compare);
-    printf("{\"peer\": \"openmp\", \"type\": \"%s\", \"n\": %zu, \"best_ms\": %.6f, "
-           "\"median_ms\": %.6f, \"result\": %.17g}\n", type, n, times[0], times[RUNS / 2], result);
+    printf("{\"peer\": \"openmp\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
+           "\"best_ms\": %.6f, \"median_ms\": %.6f, \"result\": %.17g}\n", type, op, n, times[0],
+           times[RUNS / 2], result);
 }
 
 /*
@@ -68,7 +83,7 @@ static void report(const char *type, size_t n, double *times, double result)
                 times[r - WARM_UP] = ms;                                                      \
             result = sum;                                                                     \
         }                                                                                     \
-        report(#NAME, n, times, (double)result);                                              \
+        report(#NAME, "sum", n, times, (double)result);                                              \
         free(x);                                                                              \
         return 0;                                                                             \
     }
@@ -142,7 +157,7 @@ struct shape {
             if (r >= WARM_UP)                                                                 \
                 times[r - WARM_UP] = ms;                                                      \
         }                                                                                     \
-        report(#NAME, n, times, (double)out[0]);                                              \
+        report(#NAME, "sum", n, times, (double)out[0]);                                              \
         free(x);                                                                              \
         free(out);                                                                            \
         return 0;                                                                             \
@@ -153,15 +168,174 @@ DEFINE_SHAPE(double, double, double, DOUBLE_VALUE)
 DEFINE_SHAPE(int32, int32_t, int64_t, INT32_VALUE)
 DEFINE_SHAPE(int8, int8_t, int64_t, INT8_VALUE)
 
+/*
+ * Whether a beats b for argmax (greatest) or argmin, NumPy's way: nothing
+ * beats a NaN, a NaN beats anything else, and equal elements never beat
+ * each other, so that the first one stays. x != x is false for integers.
+ */
+#define BETTER(a, b, greatest) \
+    ((b) == (b) && ((a) != (a) || ((greatest) ? (a) > (b) : (a) < (b))))
+
+/*
+ * arg_NAME(n, shape, greatest): fills n elements of ELEM_T by VALUE(i), then
+ * times RUNS argmax (greatest) or argmin reductions of the whole array
+ * (shape NULL) or of the shape's rows, columns or segments, as indices
+ * (int64, -1 for an empty segment). scan_NAME is one run's index.
+ */
+#define DEFINE_ARG(NAME, ELEM_T, VALUE)                                                       \
+    static size_t scan_##NAME(const ELEM_T *x, size_t lo, size_t hi, bool greatest)           \
+    {                                                                                         \
+        ELEM_T v = x[lo];                                                                     \
+        int nan = 0;                                                                          \
+        if (greatest) {                                                                       \
+            _Pragma("omp simd reduction(max : v) reduction(| : nan)")                         \
+            for (size_t i = lo; i < hi; i++) {                                                \
+                v = x[i] > v ? x[i] : v;                                                      \
+                nan |= x[i] != x[i];                                                          \
+            }                                                                                 \
+        } else {                                                                              \
+            _Pragma("omp simd reduction(min : v) reduction(| : nan)")                         \
+            for (size_t i = lo; i < hi; i++) {                                                \
+                v = x[i] < v ? x[i] : v;                                                      \
+                nan |= x[i] != x[i];                                                          \
+            }                                                                                 \
+        }                                                                                     \
+        size_t i = lo;                                                                        \
+        while (nan ? x[i] == x[i] : x[i] != v) /* the first NaN, else the first v */         \
+            i++;                                                                              \
+        return i;                                                                             \
+    }                                                                                         \
+                                                                                              \
+    /* One thread's run of the array, then the runs' winners in thread (index) order. */     \
+    static int64_t whole_##NAME(const ELEM_T *x, size_t n, bool greatest, size_t *part)        \
+    {                                                                                         \
+        int used = 1;                                                                         \
+        _Pragma("omp parallel")                                                               \
+        {                                                                                     \
+            size_t t = (size_t)omp_get_thread_num(), threads = (size_t)omp_get_num_threads(); \
+            size_t lo = n * t / threads, hi = n * (t + 1) / threads;                          \
+            part[t] = lo < hi ? scan_##NAME(x, lo, hi, greatest) : SIZE_MAX;                 \
+            if (t == 0)                                                                       \
+                used = (int)threads;                                                          \
+        }                                                                                     \
+        size_t best = SIZE_MAX;                                                               \
+        for (int t = 0; t < used; t++)                                                        \
+            if (part[t] != SIZE_MAX &&                                                        \
+                (best == SIZE_MAX || BETTER(x[part[t]], x[best], greatest)))                  \
+                best = part[t];                                                               \
+        return best == SIZE_MAX ? -1 : (int64_t)best;                                         \
+    }                                                                                         \
+                                                                                              \
+    /* Each thread's block of rows into its (value, index) a column; then the blocks in order. */ \
+    static void columns_##NAME(const ELEM_T *x, const struct shape *sh, bool greatest,       \
+                               ELEM_T *values, int64_t *indices, int64_t *out)                \
+    {                                                                                         \
+        const size_t rows = sh->rows, cols = sh->cols;                                        \
+        int used = 1;                                                                         \
+        _Pragma("omp parallel")                                                               \
+        {                                                                                     \
+            size_t t = (size_t)omp_get_thread_num(), threads = (size_t)omp_get_num_threads(); \
+            size_t lo = rows * t / threads, hi = rows * (t + 1) / threads;                    \
+            ELEM_T *v = values + t * cols;                                                    \
+            int64_t *at = indices + t * cols;                                                 \
+            for (size_t c = 0; c < cols; c++) {                                               \
+                v[c] = lo < hi ? x[lo * cols + c] : 0;                                        \
+                at[c] = lo < hi ? (int64_t)lo : -1;                                           \
+            }                                                                                 \
+            for (size_t r = lo + 1; r < hi; r++) {                                            \
+                const ELEM_T *row = x + r * cols;                                             \
+                _Pragma("omp simd")                                                           \
+                for (size_t c = 0; c < cols; c++) {                                           \
+                    bool take = BETTER(row[c], v[c], greatest);                               \
+                    v[c] = take ? row[c] : v[c];                                              \
+                    at[c] = take ? (int64_t)r : at[c];                                        \
+                }                                                                             \
+            }                                                                                 \
+            if (t == 0)                                                                       \
+                used = (int)threads;                                                          \
+        }                                                                                     \
+        _Pragma("omp parallel for schedule(static)")                                          \
+        for (size_t c = 0; c < cols; c++) {                                                   \
+            int64_t best = -1;                                                                \
+            ELEM_T best_value = 0;                                                            \
+            for (int t = 0; t < used; t++) {                                                  \
+                int64_t at = indices[(size_t)t * cols + c];                                   \
+                ELEM_T value = values[(size_t)t * cols + c];                                  \
+                if (at >= 0 && (best < 0 || BETTER(value, best_value, greatest))) {           \
+                    best = at;                                                                \
+                    best_value = value;                                                       \
+                }                                                                             \
+            }                                                                                 \
+            out[c] = best;                                                                    \
+        }                                                                                     \
+    }                                                                                         \
+                                                                                              \
+    static int arg_##NAME(size_t n, const struct shape *sh, bool greatest)                   \
+    {                                                                                         \
+        size_t threads = (size_t)omp_get_max_threads();                                       \
+        size_t results = sh == NULL ? 1 : sh->offsets != NULL ? sh->count                     \
+                       : sh->axis == 1 ? sh->rows : sh->cols;                                 \
+        size_t partials = sh != NULL && sh->offsets == NULL && sh->axis == 0 ? sh->cols : 1;  \
+        ELEM_T *x = malloc(n * sizeof *x + 1);                                                \
+        int64_t *out = calloc(results + 1, sizeof *out);                                      \
+        size_t *part = calloc(threads, sizeof *part);                                         \
+        ELEM_T *values = calloc(threads * partials, sizeof *values);                          \
+        int64_t *indices = calloc(threads * partials, sizeof *indices);                       \
+        double times[RUNS];                                                                   \
+        int status = x != NULL && out != NULL && part != NULL && values != NULL &&            \
+                     indices != NULL ? 0 : -1;                                                \
+        if (status == 0) {                                                                    \
+            _Pragma("omp parallel for schedule(static)") for (size_t i = 0; i < n; i++)       \
+                x[i] = VALUE(i);                                                              \
+        }                                                                                     \
+        for (int r = 0; status == 0 && r < RUNS + WARM_UP; r++) {                             \
+            double t0 = omp_get_wtime();                                                      \
+            if (sh == NULL) {                                                                 \
+                out[0] = whole_##NAME(x, n, greatest, part);                                  \
+            } else if (sh->offsets != NULL) {                                                 \
+                _Pragma("omp parallel for schedule(dynamic, 16)")                             \
+                for (size_t s = 0; s < sh->count; s++) {                                      \
+                    size_t lo = sh->offsets[s], hi = sh->offsets[s + 1];                      \
+                    out[s] = lo < hi ? (int64_t)(scan_##NAME(x, lo, hi, greatest) - lo) : -1; \
+                }                                                                             \
+            } else if (sh->axis == 1) {                                                       \
+                const size_t cols = sh->cols;                                                 \
+                _Pragma("omp parallel for schedule(static)")                                  \
+                for (size_t row = 0; row < sh->rows; row++)                                   \
+                    out[row] = (int64_t)(scan_##NAME(x, row * cols, row * cols + cols,        \
+                                                     greatest) - row * cols);                 \
+            } else {                                                                          \
+                columns_##NAME(x, sh, greatest, values, indices, out);                        \
+            }                                                                                 \
+            double ms = (omp_get_wtime() - t0) * 1e3;                                         \
+            if (r >= WARM_UP)                                                                 \
+                times[r - WARM_UP] = ms;                                                      \
+        }                                                                                     \
+        if (status == 0)                                                                      \
+            report(#NAME, greatest ? "argmax" : "argmin", n, times, (double)out[0]);          \
+        free(x);                                                                              \
+        free(out);                                                                            \
+        free(part);                                                                           \
+        free(values);                                                                         \
+        free(indices);                                                                        \
+        return status;                                                                        \
+    }
+
+DEFINE_ARG(float, float, FLOAT_VALUE)
+DEFINE_ARG(double, double, DOUBLE_VALUE)
+DEFINE_ARG(int32, int32_t, INT32_VALUE)
+DEFINE_ARG(int8, int8_t, INT8_VALUE)
+
 static const struct {
     const char *name;
     int (*bench)(size_t n);
     int (*shaped)(size_t n, const struct shape *sh);
+    int (*arg)(size_t n, const struct shape *sh, bool greatest);
 } TYPES[] = {
-    {"float", bench_float, shape_float},
-    {"double", bench_double, shape_double},
-    {"int32", bench_int32, shape_int32},
-    {"int8", bench_int8, shape_int8},
+    {"float", bench_float, shape_float, arg_float},
+    {"double", bench_double, shape_double, arg_double},
+    {"int32", bench_int32, shape_int32, arg_int32},
+    {"int8", bench_int8, shape_int8, arg_int8},
 };
 
 /* The uint64 offsets of a .npy file that clfold bench wrote (version 1.0, '<u8', 1-d). */
@@ -193,20 +367,37 @@ static uint64_t *read_offsets(const char *path, size_t *count)
     return n > 0 ? offsets : (free(offsets), NULL);
 }
 
+/* One size: its sum, or its argmin (op 1) or argmax (op 2), whole or shaped. */
+static int run_size(size_t type, int op, size_t n, const struct shape *sh)
+{
+    bool shaped = sh->rows != 0 || sh->offsets != NULL;
+    if (op != 0)
+        return TYPES[type].arg(n, shaped ? sh : NULL, op == 2);
+    return shaped ? TYPES[type].shaped(n, sh) : TYPES[type].bench(n);
+}
+
 int main(int argc, char **argv)
 {
-    int (*bench)(size_t) = NULL;
-    int (*shaped)(size_t, const struct shape *) = NULL;
+    size_t type = sizeof TYPES / sizeof TYPES[0];
+    int op = 0; /* sum, argmin, argmax */
     struct shape sh = {0};
     if (argc >= 3)
         for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++)
-            if (strcmp(argv[2], TYPES[t].name) == 0) {
-                bench = TYPES[t].bench;
-                shaped = TYPES[t].shaped;
-            }
-    if (argc < 4 || bench == NULL || atoi(argv[1]) < 1) {
+            if (strcmp(argv[2], TYPES[t].name) == 0)
+                type = t;
+    if (argc >= 6 && strcmp(argv[argc - 2], "--op") == 0) {
+        const char *name = argv[argc - 1];
+        op = strcmp(name, "sum") == 0 ? 0 : strcmp(name, "argmin") == 0 ? 1
+           : strcmp(name, "argmax") == 0 ? 2 : -1;
+        if (op < 0) {
+            fprintf(stderr, "openmp_peer: --op takes sum, argmin or argmax, not \"%s\"\n", name);
+            return 2;
+        }
+        argc -= 2;
+    }
+    if (argc < 4 || type == sizeof TYPES / sizeof TYPES[0] || atoi(argv[1]) < 1) {
         fprintf(stderr, "usage: openmp_peer THREADS float|double|int32|int8 N [N...] "
-                        "[--shape RxC --axis A | --segments FILE.npy]\n");
+                        "[--shape RxC --axis A | --segments FILE.npy] [--op sum|argmin|argmax]\n");
         return 2;
     }
     omp_set_num_threads(atoi(argv[1]));
@@ -224,29 +415,21 @@ int main(int argc, char **argv)
             argc = i;
         }
     }
-    if (sh.rows != 0 || sh.offsets != NULL) {
-        for (int i = 3; i < argc; i++) {
-            size_t n = strtoull(argv[i], NULL, 10);
-            if (shaped(n, &sh) != 0) {
-                fprintf(stderr, "openmp_peer: no memory for %zu elements\n", n);
-                return 1;
-            }
-        }
-        free(sh.offsets);
-        return 0;
-    }
     for (int i = 3; i < argc; i++) {
         char *end;
         size_t n = strtoull(argv[i], &end, 10);
         if (*end != '\0' || end == argv[i]) {
             fprintf(stderr, "openmp_peer: %s is not a size\n", argv[i]);
+            free(sh.offsets);
             return 2;
         }
-        if (bench(n) != 0) {
+        if (run_size(type, op, n, &sh) != 0) {
             fprintf(stderr, "openmp_peer: no memory for %zu elements\n", n);
+            free(sh.offsets);
             return 1;
         }
         fflush(stdout);
     }
+    free(sh.offsets);
     return 0;
 }

@@ -9,6 +9,8 @@ for int8; integer sums are 64-bit, as clfold's; any other type is refused), and
 prints one JSON object per size: {"peer", "type", "n", "best_ms", "median_ms", "result"}, the time
 being one call with its result on the host (wall clock, best after warm-up).
 Needs python3-pyopencl and python3-numpy (Debian), so run it with /usr/bin/python3.
+It times sums only: `--op OP` (as `clfold bench -o argmax` passes it) for any
+other operator is refused (exit 2), so no row is ever another operator's time.
 """
 import json
 import os
@@ -43,6 +45,10 @@ def device():
 
 
 def main():
+    if len(sys.argv) >= 6 and sys.argv[-2] == "--op":
+        if sys.argv[-1] != "sum":
+            raise SystemExit(f"pyopencl_peer: times sums only, not {sys.argv[-1]}")
+        del sys.argv[-2:]
     if len(sys.argv) < 4 or sys.argv[1] not in ("reduction_kernel", "array_sum") \
             or sys.argv[2] not in TYPES:
         raise SystemExit("usage: pyopencl_peer.py reduction_kernel|array_sum "

@@ -88,7 +88,8 @@ static const struct {
     {CMD_LADDER, OPT_TYPE, "[-t TYPE]",
      "  -t TYPE     int8 uint8 int16 uint16 int32 uint32 int64 uint64 half float double\n"
      "              (default int32)\n"},
-    {CMD_LADDER, OPT_OP, "[-o OP]", "  -o OP       sum prod min max and or xor (default sum)\n"},
+    {CMD_LADDER, OPT_OP, "[-o OP]",
+     "  -o OP       sum prod min max and or xor argmin argmax (default sum)\n"},
     {CMD_LADDER, OPT_BLOCK, "[-b BLOCK]",
      "  -b BLOCK    work-group size, a power of two (default 128, as in the seed)\n"},
     {CMD_LADDER, OPT_ACCURACY, "[--accuracy A]",
@@ -97,7 +98,10 @@ static const struct {
      "  --format F  table, csv or json (default table)\n"},
     {CMD_LADDER, OPT_VERBOSE, "[-v]", "  -v          say how each kernel was built, on stderr\n"},
     {CMD_REDUCE, OPT_DEVICE, "[-d SEL]", "  -d SEL      device (see clfold --help)\n"},
-    {CMD_REDUCE, OPT_OP, "[-o OP]", "  -o OP       sum prod min max and or xor (default sum)\n"},
+    {CMD_REDUCE, OPT_OP, "[-o OP]",
+     "  -o OP       sum prod min max and or xor argmin argmax (default sum); argmin\n"
+     "              and argmax print the index (int64), as NumPy's: of the C-order\n"
+     "              ravel for a whole array, along the axis with --axis\n"},
     {CMD_REDUCE, OPT_KERNEL, "[-k KERNEL]", "  -k KERNEL   k1..k7, atomic or auto (default auto)\n"},
     {CMD_REDUCE, OPT_BLOCK, "[-b BLOCK]",
      "  -b BLOCK    work-group size, a power of two (default: clfold chooses)\n"},
@@ -105,11 +109,12 @@ static const struct {
      "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
     {CMD_REDUCE, OPT_AXIS, "[--axis A[,B...]]",
      "  --axis A[,B...]  reduce along these axes (negative ones count from the end);\n"
-     "              the result has the other axes\n"},
+     "              the result has the other axes; argmin and argmax take one axis\n"},
     {CMD_REDUCE, OPT_SEGMENTS, "[--segments OFFSETS.npy]",
      "  --segments OFFSETS.npy  reduce each segment [OFFSETS[s], OFFSETS[s+1]) of the\n"
      "              flattened FILE; OFFSETS is 1-d int64 or uint64, non-decreasing;\n"
-     "              an empty segment gives the operator's identity\n"},
+     "              an empty segment gives the operator's identity (argmin and\n"
+     "              argmax: -1; their indices count from the segment's start)\n"},
     {CMD_REDUCE, OPT_OUTPUT, "[-O OUT.npy]",
      "  -O OUT.npy  write the result to OUT.npy, an array of the result type (0-d for\n"
      "              a whole-array reduction), instead of printing it\n"},
@@ -119,7 +124,8 @@ static const struct {
      "  --sizes LIST  LOW:HIGH, every power of two between (default 2^10:2^28),\n"
      "                or a comma list of counts\n"},
     {CMD_BENCH, OPT_TYPE, "[-t TYPES]", "  -t TYPES      comma list (default float)\n"},
-    {CMD_BENCH, OPT_OP, "[-o OPS]", "  -o OPS        comma list (default sum)\n"},
+    {CMD_BENCH, OPT_OP, "[-o OPS]",
+     "  -o OPS        comma list (default sum); peers time sum, argmin and argmax\n"},
     {CMD_BENCH, OPT_KERNEL, "[-k KERNELS]",
      "  -k KERNELS    comma list of auto, k1..k7, atomic (default auto)\n"},
     {CMD_BENCH, OPT_ACCURACY, "[--accuracy A]",
@@ -134,7 +140,8 @@ static const struct {
     {CMD_BENCH, OPT_PEER, "[--peer CMD]...",
      "  --peer CMD    also run CMD TYPE N... (see bench/peers/), which prints one JSON\n"
      "                object per size; its time and the ratio to clfold are shown.\n"
-     "                Shapes add --shape RxC --axis A, or --segments OFFSETS.npy\n"},
+     "                Shapes add --shape RxC --axis A, or --segments OFFSETS.npy;\n"
+     "                argmin and argmax add --op OP last\n"},
     {CMD_BENCH, OPT_FORMAT, "[--format table|csv|json]",
      "  --format F    table, csv or json (default table)\n"},
     {CMD_BENCH, OPT_PLOT, "[--plot FILE.png]",
@@ -331,7 +338,8 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
         return 0;
     case OPT_OP:
         if (clfold_op_from_name(value, &args->op) != CLFOLD_SUCCESS)
-            return usage_error(err, cap, "unknown operator \"%s\" (sum, prod, min, max, and, or, xor)", value);
+            return usage_error(err, cap, "unknown operator \"%s\" (sum, prod, min, max, and, or, xor, "
+                               "argmin, argmax)", value);
         return 0;
     case OPT_KERNEL:
         if (clfold_kernel_from_name(value, &args->kernel) != CLFOLD_SUCCESS)

@@ -10,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Writes the reason into err; returns -1. The reason quotes the user's
+ * words, which may hold any byte (strtoll skips a newline before a
+ * number): control characters become '?', so that it stays one line.
+ */
 static int axes_error(char *err, size_t cap, const char *format, ...)
 {
     if (err != NULL && cap > 0) {
@@ -17,6 +22,9 @@ static int axes_error(char *err, size_t cap, const char *format, ...)
         va_start(args, format);
         vsnprintf(err, cap, format, args);
         va_end(args);
+        for (char *c = err; *c != '\0'; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
     }
     return -1;
 }

@@ -56,6 +56,7 @@ struct bench_row {
 struct peer_row {
     char peer[32];
     clfold_type type;
+    clfold_op op;        /* its "op", sum where it names none */
     size_t n;
     double best_ms;
     double median_ms;
@@ -96,8 +97,7 @@ int bench_shape_parse(const struct cli_args *args, struct bench_plan *plan);
 /*
  * Times the plan's shape over `buffer` (`data` on the host) as measure()
  * times a whole array: device time from `timed`, end to end from `plain`,
- * and a check of the results (up to 1024 of them, spread evenly) against
- * the host reference.
+ * and a check of every result against the host reference.
  */
 clfold_status bench_measure_shape(clfold_context *timed, clfold_context *plain, cl_mem buffer,
                                   const void *data, const struct bench_plan *plan,
@@ -109,7 +109,11 @@ void bench_shape_describe(const struct bench_shape *shape, char *buf, size_t cap
 /* 0, or -1 when full. */
 int bench_add_row(struct bench_results *results, const struct bench_row *row);
 
-/* Runs `command TYPE N...` for each float/integer type of the plan and keeps its JSON rows. */
+/*
+ * Runs `command TYPE N... [SHAPE ARGS] [--op OP]` for each type of the plan
+ * and each of its operators that peers time (sum, argmin, argmax: --op for
+ * the last two), and keeps its JSON rows of that type and operator.
+ */
 void bench_run_peer(const char *command, const struct bench_plan *plan, struct bench_results *results);
 
 void bench_print(const struct device_summary *device, const struct bench_plan *plan,

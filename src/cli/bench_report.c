@@ -78,6 +78,15 @@ int bench_plan_parse(const struct cli_args *args, struct bench_plan *plan)
     int shaped = bench_shape_parse(args, plan);
     if (shaped != EXIT_OK)
         return shaped;
+    for (size_t o = 0; o < plan->n_ops; o++) {
+        for (size_t k = 0; k < plan->n_kernels && cli_op_is_arg(plan->ops[o]); k++) {
+            if (plan->kernels[k] == CLFOLD_ATOMIC) {
+                cli_error("the atomic baseline cannot give an %s: one atomic word holds no index",
+                          clfold_op_name(plan->ops[o]));
+                return EXIT_BAD_INPUT;
+            }
+        }
+    }
     for (size_t t = 0; t < plan->n_types; t++) {
         for (size_t o = 0; o < plan->n_ops; o++) {
             clfold_type result;
@@ -119,40 +128,86 @@ static void json_text(const char *line, const char *key, char *out, size_t cap)
     (void)cap;
 }
 
+/* The operators a peer is asked to time: what the peers in bench/peers/ do. */
+static bool peer_times(clfold_op op)
+{
+    return op == CLFOLD_SUM || cli_op_is_arg(op);
+}
+
+/*
+ * The peer's command line: `command TYPE N... [SHAPE ARGS] [--op OP]`, the
+ * operator last and only where it is not a sum, so that a peer that sums
+ * (and knows nothing of --op) is called as it always was. 0, or -1 if too long.
+ */
+static int peer_command(const char *command, const struct bench_plan *plan, clfold_type type,
+                        clfold_op op, char *cmd, size_t cap)
+{
+    size_t used = (size_t)snprintf(cmd, cap, "%s %s", command, clfold_type_name(type));
+    for (size_t s = 0; s < plan->n_sizes && used < cap; s++)
+        used += (size_t)snprintf(cmd + used, cap - used, " %zu", plan->sizes[s]);
+    if (plan->shape.kind != SHAPE_WHOLE && used < cap)
+        used += (size_t)snprintf(cmd + used, cap - used, " %s", plan->shape.peer_args);
+    if (op != CLFOLD_SUM && used < cap)
+        used += (size_t)snprintf(cmd + used, cap - used, " --op %s", clfold_op_name(op));
+    return used < cap ? 0 : -1;
+}
+
+/* Keeps the peer's JSON rows of `type` and `op`; rows that name no "op" are sums. */
+static void read_peer_rows(FILE *pipe, clfold_type type, clfold_op op,
+                           struct bench_results *results)
+{
+    char line[1024];
+    while (fgets(line, sizeof line, pipe) != NULL &&
+           results->n_peers < sizeof results->peers / sizeof results->peers[0]) {
+        struct peer_row *row = &results->peers[results->n_peers];
+        char type_name[32], op_name[32];
+        clfold_op row_op = CLFOLD_SUM;
+        json_text(line, "peer", row->peer, sizeof row->peer);
+        json_text(line, "type", type_name, sizeof type_name);
+        json_text(line, "op", op_name, sizeof op_name);
+        if (strcmp(type_name, clfold_type_name(type)) != 0 ||
+            (op_name[0] != '\0' && clfold_op_from_name(op_name, &row_op) != CLFOLD_SUCCESS) ||
+            row_op != op)
+            continue; /* a peer's row of another type or operator is never compared with this one */
+        row->type = type;
+        row->op = op;
+        row->n = (size_t)json_number(line, "n");
+        row->best_ms = json_number(line, "best_ms");
+        row->median_ms = json_number(line, "median_ms");
+        row->e2e_ms = json_number(line, "e2e_ms");
+        if (row->peer[0] != '\0' && row->best_ms > 0)
+            results->n_peers++;
+    }
+}
+
 void bench_run_peer(const char *command, const struct bench_plan *plan, struct bench_results *results)
 {
+    bool asked = false;
     for (size_t t = 0; t < plan->n_types; t++) {
-        char line[1024], cmd[4096];
-        int used = snprintf(cmd, sizeof cmd, "%s %s", command, clfold_type_name(plan->types[t]));
-        for (size_t s = 0; s < plan->n_sizes && used > 0 && (size_t)used < sizeof cmd - 32; s++)
-            used += snprintf(cmd + used, sizeof cmd - (size_t)used, " %zu", plan->sizes[s]);
-        if (plan->shape.kind != SHAPE_WHOLE && used > 0 && (size_t)used < sizeof cmd)
-            snprintf(cmd + used, sizeof cmd - (size_t)used, " %s", plan->shape.peer_args);
-        FILE *pipe = popen(cmd, "r");
-        if (pipe == NULL) {
-            cli_error("peer \"%s\" could not be started", command);
-            continue;
+        for (size_t o = 0; o < plan->n_ops; o++) {
+            char cmd[4096];
+            clfold_type type = plan->types[t];
+            clfold_op op = plan->ops[o];
+            if (!peer_times(op))
+                continue;
+            asked = true;
+            if (peer_command(command, plan, type, op, cmd, sizeof cmd) != 0) {
+                cli_error("peer \"%s\": its command line is too long", command);
+                return;
+            }
+            FILE *pipe = popen(cmd, "r");
+            if (pipe == NULL) {
+                cli_error("peer \"%s\" could not be started", command);
+                continue;
+            }
+            read_peer_rows(pipe, type, op, results);
+            if (pclose(pipe) != 0)
+                cli_error("peer \"%s\" failed for %s %s (see its messages above)", command,
+                          clfold_type_name(type), clfold_op_name(op));
         }
-        while (fgets(line, sizeof line, pipe) != NULL &&
-               results->n_peers < sizeof results->peers / sizeof results->peers[0]) {
-            struct peer_row *row = &results->peers[results->n_peers];
-            char type[32];
-            json_text(line, "peer", row->peer, sizeof row->peer);
-            json_text(line, "type", type, sizeof type);
-            if (strcmp(type, clfold_type_name(plan->types[t])) != 0)
-                continue; /* a peer's row of another type is never compared with this one */
-            row->type = plan->types[t];
-            row->n = (size_t)json_number(line, "n");
-            row->best_ms = json_number(line, "best_ms");
-            row->median_ms = json_number(line, "median_ms");
-            row->e2e_ms = json_number(line, "e2e_ms");
-            if (row->peer[0] != '\0' && row->best_ms > 0)
-                results->n_peers++;
-        }
-        if (pclose(pipe) != 0)
-            cli_error("peer \"%s\" failed for %s (see its messages above)", command,
-                      clfold_type_name(plan->types[t]));
     }
+    if (!asked)
+        cli_error("peer \"%s\" not run: peers time sum, argmin and argmax only", command);
 }
 
 static const char *path_or_kernel(const struct bench_row *r)
@@ -165,7 +220,7 @@ static void print_peer_columns(const struct bench_results *results, const struct
 {
     for (size_t p = 0; p < results->n_peers; p++) {
         const struct peer_row *peer = &results->peers[p];
-        if (peer->type != row->type || peer->n != row->n || row->op != CLFOLD_SUM)
+        if (peer->type != row->type || peer->n != row->n || peer->op != row->op)
             continue;
         printf("  %s %.4f ms %.2fx", peer->peer, peer->best_ms, peer->best_ms / row->best_ms);
         if (peer->e2e_ms > 0)
@@ -182,12 +237,12 @@ static void print_table(const struct device_summary *device, const struct bench_
            device->driver, clfold_accuracy_name(plan->accuracy));
     if (plan->shape.kind != SHAPE_WHOLE)
         printf("Shape: %s\n", shape);
-    printf("%-7s %-5s %11s %-7s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", "kernel",
+    printf("%-7s %-6s %11s %-7s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", "kernel",
            "best(ms)", "median", "e2e(ms)", "GB/s", "read", "%read", "correct",
            "peers: best, ratio peer/clfold (>1: clfold faster); e2e, ratio");
     for (size_t i = 0; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
-        printf("%-7s %-5s %11zu %-7s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-7s",
+        printf("%-7s %-6s %11zu %-7s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-7s",
                clfold_type_name(r->type), clfold_op_name(r->op), r->n, path_or_kernel(r), r->best_ms,
                r->median_ms, r->e2e_ms, r->gbps, r->read_gbps,
                r->read_gbps > 0 ? 100 * r->gbps / r->read_gbps : 0, r->correct ? "yes" : "NO");
@@ -213,8 +268,9 @@ static void print_csv(const struct device_summary *device, const struct bench_pl
         char e2e[32] = "";
         if (r->e2e_ms > 0)
             snprintf(e2e, sizeof e2e, "%.6f", r->e2e_ms);
-        printf("1,\"%s\",\"%s\",,%s,%s,sum,%zu,,%.6f,%.6f,%s,%.3f,,\n", device->name,
-               device->driver, r->peer, clfold_type_name(r->type), r->n, r->best_ms, r->median_ms,
+        printf("1,\"%s\",\"%s\",,%s,%s,%s,%zu,,%.6f,%.6f,%s,%.3f,,\n", device->name,
+               device->driver, r->peer, clfold_type_name(r->type), clfold_op_name(r->op), r->n,
+               r->best_ms, r->median_ms,
                e2e, (double)r->n * (double)clfold_type_size(r->type) / (r->best_ms * 1e6));
     }
 }
@@ -240,9 +296,10 @@ static void print_json(const struct device_summary *device, const struct bench_p
     printf("\n], \"peers\": [");
     for (size_t p = 0; p < results->n_peers; p++) {
         const struct peer_row *r = &results->peers[p];
-        printf("%s\n  {\"peer\": \"%s\", \"type\": \"%s\", \"op\": \"sum\", \"n\": %zu, "
+        printf("%s\n  {\"peer\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
                "\"best_ms\": %.6f, \"median_ms\": %.6f",
-               p ? "," : "", r->peer, clfold_type_name(r->type), r->n, r->best_ms, r->median_ms);
+               p ? "," : "", r->peer, clfold_type_name(r->type), clfold_op_name(r->op), r->n,
+               r->best_ms, r->median_ms);
         if (r->e2e_ms > 0)
             printf(", \"e2e_ms\": %.6f", r->e2e_ms);
         printf("}");

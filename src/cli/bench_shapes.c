@@ -15,8 +15,6 @@
 #include "npy.h"
 #include "reference.h"
 
-#define CHECKED_RESULTS 1024
-
 /* Power-law segments: lengths log-uniform from 1 to 2^20, as the peers were timed. */
 #define LONGEST_SEGMENT_LOG2 20
 #define DEFAULT_SEGMENTS_COUNT ((size_t)1 << 26)
@@ -201,39 +199,62 @@ static clfold_status reduce_shape(clfold_context *ctx, void *arg)
                               call->results);
 }
 
-/* Checks results spread evenly over all of them against the host reference. */
+/* Columns gathered at a time: each block of them one pass down the rows, at most 64 MiB. */
+static size_t column_block(const struct bench_shape *shape, size_t element)
+{
+    size_t block = ((size_t)64 << 20) / (shape->rows * element);
+    block = block < 1 ? 1 : block > 256 ? 256 : block;
+    return block < shape->cols ? block : shape->cols;
+}
+
+/* Result i against the host reference over its `length` elements. */
+static bool check_one(const void *elements, size_t length, const void *results, size_t i,
+                      const struct bench_plan *plan, const struct bench_row *spec, size_t size)
+{
+    reference_value got, exact;
+    long double sum_abs = 0;
+    memcpy(&got, (const unsigned char *)results + i * size, size);
+    reference_reduce(elements, length, spec->type, spec->op, &exact, &sum_abs);
+    return reference_close(&got, &exact, spec->type, spec->op, plan->accuracy, length, sum_abs,
+                           false);
+}
+
+/*
+ * Checks every result against the host reference: rows and segments where
+ * they lie, columns gathered a block at a time, so that the data are read
+ * in whole cache lines whatever the shape.
+ */
 static bool check_results(const void *data, const void *results, const struct bench_plan *plan,
                           const struct bench_row *spec)
 {
     const struct bench_shape *shape = &plan->shape;
+    const unsigned char *bytes = data;
     size_t count = result_count(shape), element = clfold_type_size(spec->type);
-    size_t step = count > CHECKED_RESULTS ? count / CHECKED_RESULTS : 1;
-    size_t longest = shape->kind == SHAPE_MATRIX ? (shape->axis == 1 ? shape->cols : shape->rows)
-                                                 : spec->n;
     clfold_type result_type;
     clfold_result_type(spec->type, spec->op, &result_type);
     size_t size = clfold_type_size(result_type);
-    unsigned char *gathered = malloc(longest * element + 1);
-    bool correct = gathered != NULL;
-    for (size_t i = 0; correct && i < count; i += step) {
-        size_t length = longest;
-        const unsigned char *elements = gathered;
-        if (shape->kind == SHAPE_SEGMENTS) {
-            length = (size_t)(shape->offsets[i + 1] - shape->offsets[i]);
-            elements = (const unsigned char *)data + shape->offsets[i] * element;
-        } else if (shape->axis == 1) {
-            elements = (const unsigned char *)data + i * shape->cols * element;
-        } else {
-            for (size_t r = 0; r < shape->rows; r++)
-                memcpy(gathered + r * element,
-                       (const unsigned char *)data + (r * shape->cols + i) * element, element);
+    bool correct = true;
+    if (shape->kind == SHAPE_SEGMENTS || shape->axis == 1) {
+        for (size_t i = 0; correct && i < count; i++) {
+            size_t first = shape->kind == SHAPE_SEGMENTS ? (size_t)shape->offsets[i] : i * shape->cols;
+            size_t length = shape->kind == SHAPE_SEGMENTS
+                                ? (size_t)(shape->offsets[i + 1] - shape->offsets[i]) : shape->cols;
+            correct = check_one(bytes + first * element, length, results, i, plan, spec, size);
         }
-        reference_value got, exact;
-        long double sum_abs = 0;
-        memcpy(&got, (const unsigned char *)results + i * size, size);
-        reference_reduce(elements, length, spec->type, spec->op, &exact, &sum_abs);
-        correct = reference_close(&got, &exact, spec->type, spec->op, plan->accuracy, length,
-                                  sum_abs, false);
+        return correct;
+    }
+    size_t block = column_block(shape, element);
+    unsigned char *gathered = malloc(block * shape->rows * element + 1);
+    correct = gathered != NULL;
+    for (size_t c0 = 0; correct && c0 < shape->cols; c0 += block) {
+        size_t width = shape->cols - c0 < block ? shape->cols - c0 : block;
+        for (size_t r = 0; r < shape->rows; r++) /* column c0 + j to gathered[j * rows ..] */
+            for (size_t j = 0; j < width; j++)
+                memcpy(gathered + (j * shape->rows + r) * element,
+                       bytes + (r * shape->cols + c0 + j) * element, element);
+        for (size_t j = 0; correct && j < width; j++)
+            correct = check_one(gathered + j * shape->rows * element, shape->rows, results,
+                                c0 + j, plan, spec, size);
     }
     free(gathered);
     return correct;

@@ -9,6 +9,11 @@
 
 #include "common.h"
 
+bool cli_op_is_arg(clfold_op op)
+{
+    return op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX;
+}
+
 void cli_error(const char *format, ...)
 {
     va_list args;

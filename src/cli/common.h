@@ -5,10 +5,15 @@
 #ifndef CLFOLD_CLI_COMMON_H
 #define CLFOLD_CLI_COMMON_H
 
+#include <stdbool.h>
+
 #include "args.h"
 
 /* Exit statuses: success, a failed check, bad usage or bad input. */
 enum { EXIT_OK = 0, EXIT_CHECK_FAILED = 1, EXIT_BAD_INPUT = 2 };
+
+/* Whether `op` gives an index (argmin, argmax) rather than a value. */
+bool cli_op_is_arg(clfold_op op);
 
 /* Prints "clfold: <message>" as one line on stderr. */
 void cli_error(const char *format, ...)

@@ -269,8 +269,9 @@ static int run_rows(clfold_context *ctx, cl_mem buffer, const void *data,
         if (status == CLFOLD_ERROR_INVALID_BLOCK_SIZE || (status == CLFOLD_ERROR_UNSUPPORTED && !atomic))
             return report_failure(ctx, status, row->kernel);
         if (status == CLFOLD_ERROR_UNSUPPORTED) {
-            /* No 64-bit atomics on the device, or exact sums, which need a tree. */
-            row->status = args->accuracy == CLFOLD_ACCURACY_EXACT ? "no exact sums: arrival order"
+            /* No 64-bit atomics on the device, exact sums, which need a tree, or an index. */
+            row->status = cli_op_is_arg(args->op) ? "no index: one atomic word holds a value"
+                        : args->accuracy == CLFOLD_ACCURACY_EXACT ? "no exact sums: arrival order"
                                                                   : "unsupported on this device";
             row->correct = true;
         } else if (status != CLFOLD_SUCCESS) {

@@ -30,6 +30,12 @@ static void write_clfold_block(FILE *data, const struct bench_results *results, 
     fprintf(data, "\n\n");
 }
 
+/* Whether two peer rows belong to one series: the same peer, type and operator. */
+static bool same_peer_series(const struct peer_row *a, const struct peer_row *b)
+{
+    return strcmp(a->peer, b->peer) == 0 && a->type == b->type && a->op == b->op;
+}
+
 /* The data file: returns how many series it holds and their titles. */
 static size_t write_data(FILE *data, const struct bench_results *results, struct series *series,
                          size_t cap)
@@ -55,17 +61,20 @@ static size_t write_data(FILE *data, const struct bench_results *results, struct
     }
     for (size_t p = 0; p < results->n_peers && count < cap; p++) {
         const struct peer_row *r = &results->peers[p];
-        if (p > 0 && strcmp(results->peers[p - 1].peer, r->peer) == 0 && results->peers[p - 1].type == r->type)
+        bool seen = false;
+        for (size_t q = 0; q < p && !seen; q++)
+            seen = same_peer_series(&results->peers[q], r);
+        if (seen)
             continue;
         for (size_t q = p; q < results->n_peers; q++) {
             const struct peer_row *s = &results->peers[q];
-            if (strcmp(s->peer, r->peer) == 0 && s->type == r->type)
+            if (same_peer_series(s, r))
                 fprintf(data, "%zu %.3f\n", s->n,
                         (double)s->n * (double)clfold_type_size(s->type) / (s->best_ms * 1e6));
         }
         fprintf(data, "\n\n");
-        snprintf(series[count++].title, sizeof series[0].title, "%s %s sum", r->peer,
-                 clfold_type_name(r->type));
+        snprintf(series[count++].title, sizeof series[0].title, "%s %s %s", r->peer,
+                 clfold_type_name(r->type), clfold_op_name(r->op));
     }
     return count;
 }

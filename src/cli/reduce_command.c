@@ -42,10 +42,17 @@ static int allocate_results(struct results *out, size_t count)
     return out->values != NULL ? EXIT_OK : out_of_memory();
 }
 
-/* The whole array to one value, a 0-d result. */
+/*
+ * The whole array to one value, a 0-d result. An argmin or argmax is the
+ * index into the C-order ravel, as NumPy's, so a Fortran-order array is
+ * made C-order first: mapping the index of its own order would not do,
+ * since of equal elements the first in C order must win.
+ */
 static int reduce_whole(const struct cli_args *args, clfold_context *ctx,
-                        const struct npy_array *array, struct results *out)
+                        struct npy_array *array, struct results *out)
 {
+    if (cli_op_is_arg(args->op) && axes_to_c_order(array) != 0)
+        return out_of_memory();
     int exit_status = allocate_results(out, 1);
     if (exit_status != EXIT_OK)
         return exit_status;
@@ -54,7 +61,39 @@ static int reduce_whole(const struct cli_args *args, clfold_context *ctx,
     return status == CLFOLD_SUCCESS ? EXIT_OK : report_failure(ctx, status, "reduce");
 }
 
-/* Along --axis: NumPy's semantics, through one matrix reduction (axes.h). */
+/*
+ * What NumPy refuses of an argmin or argmax along an axis: several axes
+ * (its axis= is one integer), and an axis of length 0, even where there
+ * are no results to give (numpy.argmin of shape (0, 0) along either axis
+ * raises ValueError). Says why on stderr.
+ */
+static int check_arg_axis(const struct cli_args *args, const struct npy_array *array,
+                          const bool *reduced)
+{
+    size_t count = 0, axis = 0;
+    for (size_t d = 0; d < array->ndim; d++) {
+        if (reduced[d]) {
+            axis = d;
+            count++;
+        }
+    }
+    if (count != 1) {
+        cli_error("%s takes one axis, as NumPy's does, not %zu", clfold_op_name(args->op), count);
+        return EXIT_BAD_INPUT;
+    }
+    if (array->shape[axis] == 0) {
+        cli_error("an %s along axis %zu, of length 0: there is no element to give the index of",
+                  clfold_op_name(args->op), axis);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/*
+ * Along --axis: NumPy's semantics, through one matrix reduction (axes.h).
+ * An argmin or argmax takes one axis; each result is the index along it,
+ * which the matrix's rows or columns keep, permuted or not.
+ */
 static int reduce_axes(const struct cli_args *args, clfold_context *ctx,
                        struct npy_array *array, struct results *out)
 {
@@ -67,6 +106,8 @@ static int reduce_axes(const struct cli_args *args, clfold_context *ctx,
         cli_error("%s", message);
         return EXIT_BAD_INPUT;
     }
+    if (cli_op_is_arg(args->op) && check_arg_axis(args, array, reduced) != EXIT_OK)
+        return EXIT_BAD_INPUT;
     if (axes_to_c_order(array) != 0)
         return out_of_memory();
     axes_plan_make(array->shape, array->ndim, reduced, &plan);
