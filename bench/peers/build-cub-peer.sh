@@ -5,8 +5,9 @@
 #
 #   bash bench/peers/build-cub-peer.sh [OUTPUT]      (default build/cub_peer)
 # CCCL_DIR names a CCCL checkout; without it, NVIDIA/cccl is cloned into
-# build/cccl. NVCC and CUDA_ARCH (default sm_90, Hopper) override the compiler
-# and the target.
+# build/cccl (a toolkit's own copy may be too old: the peer needs CCCL's
+# determinism API, and CCCL 3.2 for its fixed-size segmented row). NVCC and
+# CUDA_ARCH (default sm_90, Hopper) override the compiler and the target.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-build/cub_peer}
@@ -15,7 +16,7 @@ if [ ! -d "$cccl/cub/cub" ]; then
     git clone --depth 1 https://github.com/NVIDIA/cccl "$cccl"
 fi
 mkdir -p "$(dirname "$out")"
-"${NVCC:-nvcc}" -O3 -std=c++17 -arch="${CUDA_ARCH:-sm_90}" --cudart=static \
+"${NVCC:-nvcc}" -O3 -std=c++17 -arch="${CUDA_ARCH:-sm_90}" --cudart=static -Xcompiler -Wall,-Wextra \
     -I"$cccl/cub" -I"$cccl/thrust" -I"$cccl/libcudacxx/include" \
     -o "$out" bench/peers/cub_peer.cu
 echo "built $out with CUB $(grep -m1 'define CUB_VERSION' "$cccl/cub/cub/version.cuh" | awk '{print $3}')" \
