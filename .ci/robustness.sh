@@ -16,8 +16,9 @@
 #      .npy reader and command-line parser tests, npy_tool, and the runner on
 #      bad usage, bad files and an empty array (a context made and destroyed
 #      on POCL, no kernel built: a build takes 80 s under memcheck);
-#   4. fuzzes the .npy reader and the argument parser with libFuzzer for
-#      CLFOLD_FUZZ_SECONDS (default 60) each, both at once, from the seed
+#   4. fuzzes the .npy reader, the argument parser and the JSON reader of
+#      clfold compare with libFuzzer for CLFOLD_FUZZ_SECONDS (default 60)
+#      each, all at once, from the seed
 #      corpora of tests/fuzz/ (new inputs go to build-asan/fuzz/, never into
 #      the committed corpus), and prints how many inputs each ran.
 # Suppressions, for the drivers' findings only: tests/lsan.supp (none needed
@@ -77,7 +78,8 @@ export ASAN_OPTIONS=$asan_common # for the fuzzers
 
 # ---- 3. valgrind memcheck on the host side ------------------------------------------------
 step "valgrind memcheck: host-side programs from $main_build/"
-if [ ! -x "$main_build/tests/test_npy" ] || [ ! -x "$main_build/tests/test_args" ]; then
+if [ ! -x "$main_build/tests/test_npy" ] || [ ! -x "$main_build/tests/test_args" ] ||
+    [ ! -x "$main_build/tests/test_json" ]; then
     cmake -S . -B "$main_build" -DCLFOLD_WERROR=ON >/dev/null
     cmake --build "$main_build" -j "$jobs"
 fi
@@ -99,6 +101,7 @@ memcheck() {
 runner=$main_build/clfold tool=$main_build/tests/npy_tool
 memcheck 0 "$main_build/tests/test_npy"
 memcheck 0 "$main_build/tests/test_args"
+memcheck 0 "$main_build/tests/test_json"
 memcheck 0 "$tool" make half 4097 "$tmp/half.npy"
 memcheck 0 "$tool" expect "$tmp/half.npy" max
 memcheck 0 "$tool" make int32 0 "$tmp/empty.npy"
@@ -107,6 +110,9 @@ memcheck 0 "$runner" reduce --help
 memcheck 0 "$runner" --version
 memcheck 2 "$runner" ladder -n 12abc
 memcheck 2 "$runner" frobnicate
+# clfold compare makes no context: a saved run, and one that is not JSON.
+memcheck 0 "$runner" compare tests/fuzz/corpus/json/bench_run
+memcheck 2 "$runner" compare tests/fuzz/corpus/json/trailing_comma
 memcheck 2 "$runner" reduce "$tmp/missing.npy"
 # Every file of the tests and of the seed corpus that the reader refuses (a
 # readable one would build kernels: see above).
@@ -117,11 +123,12 @@ memcheck 0 "$runner" reduce -o min "$tmp/empty.npy" # a context on POCL, made an
 memcheck 2 "$runner" reduce -d 99:0 "$tmp/half.npy"
 
 # ---- 4. fuzzing --------------------------------------------------------------------------------
-step "fuzzing fuzz_npy and fuzz_args for $fuzz_seconds s each, at once"
+step "fuzzing fuzz_npy, fuzz_args and fuzz_json for $fuzz_seconds s each, at once"
 fuzz_dir=$asan_build/fuzz
 mkdir -p "$fuzz_dir"
 pids=()
-for target in npy args; do
+targets=(npy args json)
+for target in "${targets[@]}"; do
     mkdir -p "$fuzz_dir/$target-new" "$fuzz_dir/$target-crashes"
     max_len=4096
     [ "$target" = args ] && max_len=512
@@ -132,8 +139,8 @@ for target in npy args; do
     pids+=($!)
 done
 failed=""
-for i in 0 1; do
-    target=$([ "$i" -eq 0 ] && echo npy || echo args)
+for i in "${!targets[@]}"; do
+    target=${targets[$i]}
     if ! wait "${pids[$i]}"; then
         failed="$failed fuzz_$target"
         tail -n 40 "$fuzz_dir/$target.log" >&2

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """plot_json.py RESULTS.json OUT.png: draws a saved `clfold bench --format json` run.
 
-The picture `clfold bench --plot` draws (GB/s against size: clfold's series,
-the streaming read, every peer), for runs made on a machine without gnuplot,
-such as the lent GPU machines: save the JSON there, draw it here. Needs
-python3 and gnuplot (Debian's gnuplot-nox).
+The picture `clfold bench --plot` draws for one device (GB/s against size:
+clfold's series, the streaming read, every peer), for runs made on a machine
+without gnuplot, such as the lent GPU machines: save the JSON there, draw it
+here. It reads the first device of the document (docs/bench-format.md);
+`clfold compare RUN.json... --plot OUT.png` draws every device of several
+runs, without the read. Needs python3 and gnuplot (Debian's gnuplot-nox).
 """
 import json
 import os
@@ -20,15 +22,16 @@ def series(run):
     """[(title, [(n, GB/s), ...]), ...] in the order `clfold bench --plot` draws them."""
     out = {}
     group = lambda r: (r["type"], r["op"], r["kernel"])  # noqa: E731
-    first = group(run["results"][0]) if run["results"] else None
-    for r in run["results"]:
+    rows = [r for r in run["rows"] if r["source"] == "clfold"]
+    first = group(rows[0]) if rows else None
+    for r in rows:
         shape = (r.get("path") or "auto") if r["kernel"] == "auto" else r["kernel"]
         out.setdefault(f"clfold {shape} {r['type']} {r['op']}", []).append((r["n"], r["gbps"]))
         if group(r) == first:  # the read is drawn once, beside the first series
             out.setdefault(f"streaming read {r['type']}", []).append((r["n"], r["read_gbps"]))
-    for p in run.get("peers", []):
+    for p in (r for r in run["rows"] if r["source"] != "clfold"):
         gbps = p["n"] * TYPE_SIZES[p["type"]] / (p["best_ms"] * 1e6)
-        out.setdefault(f"{p['peer']} {p['type']} {p.get('op', 'sum')}", []).append((p["n"], gbps))
+        out.setdefault(f"{p['source']} {p['type']} {p['op']}", []).append((p["n"], gbps))
     return list(out.items())
 
 
@@ -36,9 +39,11 @@ def main():
     if len(sys.argv) != 3:
         raise SystemExit("usage: plot_json.py RESULTS.json OUT.png")
     with open(sys.argv[1]) as f:
-        run = json.load(f)
-    device = run["device"]
-    lines = series(run)
+        doc = json.load(f)
+    if doc.get("schema", {}).get("name") != "clfold-bench" or doc["schema"].get("version") != 1:
+        raise SystemExit(f"plot_json.py: {sys.argv[1]} is not a clfold-bench version 1 run")
+    device = doc["devices"][0]
+    lines = series(device)
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "data")
         with open(data, "w") as f:

@@ -45,13 +45,14 @@ if(CLFOLD_BUILD_RUNNER)
 endif()
 
 # ---- fuzzing: -DCLFOLD_FUZZ=ON, with clang (libFuzzer) -------------------------
-# fuzz_npy: npy_read_memory; fuzz_args: cli_parse. Their sources are compiled
+# fuzz_npy: npy_read_memory; fuzz_args: cli_parse; fuzz_json: json_parse
+# (clfold compare's reader). Their sources are compiled
 # into the fuzzers, so that libFuzzer sees their coverage. The entries
 # fuzz_*_seeds run each over its seed corpus once (-runs=0); .ci/robustness.sh
 # fuzzes for a minute each.
-option(CLFOLD_FUZZ "Build the libFuzzer targets fuzz_npy and fuzz_args (needs clang)" OFF)
+option(CLFOLD_FUZZ "Build the libFuzzer targets fuzz_npy, fuzz_args and fuzz_json (needs clang)" OFF)
 if(CLFOLD_FUZZ AND CLFOLD_BUILD_RUNNER)
-  foreach(target npy args)
+  foreach(target npy args json)
     add_executable(fuzz_${target} fuzz/fuzz_${target}.c ${PROJECT_SOURCE_DIR}/src/cli/${target}.c)
     target_include_directories(fuzz_${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/cli)
     target_link_libraries(fuzz_${target} PRIVATE clfold)
@@ -69,4 +70,9 @@ if(CLFOLD_BUILD_RUNNER)
   target_link_libraries(test_args PRIVATE clfold_cli_parts clfold_reference)
   target_compile_options(test_args PRIVATE ${CLFOLD_WARNINGS})
   clfold_add_test(args 60 "cli;quick;robustness" test_args)
+  # The JSON reader of clfold compare (host only; CI runs it under valgrind too).
+  add_executable(test_json test_json.c)
+  target_link_libraries(test_json PRIVATE clfold_cli_parts clfold_reference)
+  target_compile_options(test_json PRIVATE ${CLFOLD_WARNINGS})
+  clfold_add_test(cli_json 60 "cli;quick;robustness" test_json)
 endif()

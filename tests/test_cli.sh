@@ -8,13 +8,13 @@ clfold=$1 tool=$2 data=$3
 . "$(dirname "$0")/cli_checks.sh"
 
 # --- help and version ---------------------------------------------------------
-for cmd in "" devices ladder reduce; do
+for cmd in "" devices ladder reduce bench compare; do
     expect_status 0 "$clfold" $cmd --help
     grep -q '^usage: clfold' "$work/out" || fail "clfold $cmd --help prints no usage"
 done
 # README's runner synopsis is what --help prints: the grammar is written once (src/cli/args.c).
 readme="$(dirname "$0")/../README.md"
-for cmd in devices ladder reduce bench; do
+for cmd in devices ladder reduce bench compare; do
     "$clfold" $cmd --help | python3 -c '
 import sys
 synopsis = sys.stdin.read().split("\n\n")[0]
@@ -149,9 +149,10 @@ queue_result "$work/int32.npy" sum auto default "$out" "reduce -v: stdout"
 expect_status 0 "$clfold" bench --sizes 1000,4097 -t float,int8 -o sum,max -k auto,k3 --format json
 python3 - "$work/out" <<'PY' || fail "bench --format json is not the documented JSON"
 import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["format_version"] == 1 and {"name", "vendor", "driver"} <= set(d["device"])
-rows = d["results"]
+d = json.load(open(sys.argv[1]))  # docs/bench-format.md; test_bench_devices.sh validates the schema
+assert d["schema"] == {"name": "clfold-bench", "version": 1} and len(d["devices"]) == 1
+assert {"name", "vendor", "driver"} <= set(d["devices"][0])
+rows = d["devices"][0]["rows"]
 assert len(rows) == 2 * 2 * 2 * 2, len(rows)  # sizes x types x ops x kernels
 for r in rows:
     assert r["correct"] is True and r["best_ms"] > 0 and r["median_ms"] >= r["best_ms"], r
@@ -202,7 +203,7 @@ expect_status 0 "$clfold" bench --shape 1000x37 --axis 0 -t float,int32 --peer "
     grep -q '^Shape: 1000 x 37, axis 0' "$work/out" ||
     fail "bench --shape: rows or the peer's columns missing: $(cat "$work/out" "$work/err")"
 expect_status 0 "$clfold" bench --shape 2^10x2^7 --axis 1 -t double -o max --format json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert d["shape"]=="1024 x 128, axis 1" and len(r)==1 and r[0]["correct"] and r[0]["path"]=="rows", d' \
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["devices"][0]["rows"]; assert d["shape"]=="1024 x 128, axis 1" and len(r)==1 and r[0]["correct"] and r[0]["path"]=="rows", d' \
     "$work/out" || fail "bench --shape --format json: $(cat "$work/out")"
 offsets_files() { ls /tmp/clfold-segments-* 2>/dev/null | wc -l; }
 before=$(offsets_files)
@@ -216,7 +217,7 @@ grep -Eq '^float +sum +300000 segments .* yes +shaped 2.5000 ms' "$work/out" ||
 expect_status 0 "$clfold" bench --sizes 1000,4097 -t float,int8,uint64 -o argmax,argmin --format json
 python3 - "$work/out" <<'PY' || fail "bench -o argmax,argmin: $(cat "$work/out" "$work/err")"
 import json, sys
-rows = json.load(open(sys.argv[1]))["results"]
+rows = json.load(open(sys.argv[1]))["devices"][0]["rows"]
 assert len(rows) == 2 * 3 * 2, len(rows)
 assert {r["op"] for r in rows} == {"argmax", "argmin"}, rows
 assert all(r["correct"] is True and r["best_ms"] > 0 for r in rows), rows
@@ -250,7 +251,7 @@ expect_status 0 "$clfold" bench --shape 1000x37 --axis 0 -t float,int32 -o argma
 [ "$(grep -Ec '^(float|int32) +argmax +37000 columns .* yes +fake-argmax 1.5000 ms' "$work/out")" -eq 2 ] ||
     fail "bench --shape -o argmax: $(cat "$work/out" "$work/err")"
 expect_status 0 "$clfold" bench --shape 37x1000 --axis 1 -t half,double -o argmin,argmax --format json
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; assert len(r)==4 and all(x["correct"] and x["path"]=="rows" for x in r), r' \
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["devices"][0]["rows"]; assert len(r)==4 and all(x["correct"] and x["path"]=="rows" for x in r), r' \
     "$work/out" || fail "bench --shape --axis 1 -o argmin,argmax: $(cat "$work/out")"
 expect_status 0 "$clfold" bench --segments power-law --sizes 300000 -t int8 -o argmax
 grep -Eq '^int8 +argmax +300000 segments .* yes' "$work/out" || fail "bench --segments -o argmax: $(cat "$work/out")"

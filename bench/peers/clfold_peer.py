@@ -37,7 +37,8 @@ def main():
     if run.returncode != 0:
         sys.stderr.write(run.stderr)
         raise SystemExit(f"clfold_peer: {' '.join(command)} exited with {run.returncode}")
-    for row in json.loads(run.stdout)["results"]:
+    rows = json.loads(run.stdout)["devices"][0]["rows"]  # docs/bench-format.md
+    for row in (r for r in rows if r["source"] == "clfold"):
         print(json.dumps({"peer": "clfold-" + accuracy, "type": row["type"], "op": row["op"],
                           "n": row["n"], "best_ms": row["best_ms"],
                           "median_ms": row["median_ms"], "e2e_ms": row["e2e_ms"]}), flush=True)

@@ -14,6 +14,7 @@ other operator is refused (exit 2), so no row is ever another operator's time.
 """
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -36,6 +37,9 @@ TYPES = {
 
 def device():
     want = os.environ.get("CLFOLD_DEVICE", "").lower()
+    if re.fullmatch(r"[0-9]+:[0-9]+", want):  # P:D, as `clfold bench` sets it beside each device
+        p, d = (int(x) for x in want.split(":"))
+        return cl.get_platforms()[p].get_devices()[d]
     for platform in cl.get_platforms():
         for dev in platform.get_devices():
             named = want and want in f"{dev.name} {platform.name}".lower()

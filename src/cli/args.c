@@ -19,7 +19,7 @@
 enum { OPT_DEVICE = 1, OPT_N = 2, OPT_TYPE = 4, OPT_OP = 8, OPT_KERNEL = 16, OPT_BLOCK = 32,
        OPT_FORMAT = 64, OPT_VERBOSE = 128, OPT_ACCURACY = 256, OPT_SIZES = 512,
        OPT_PEER = 1024, OPT_PLOT = 2048, OPT_OUTPUT = 4096, OPT_AXIS = 8192,
-       OPT_SEGMENTS = 16384, OPT_SHAPE = 32768 };
+       OPT_SEGMENTS = 16384, OPT_SHAPE = 32768, OPT_BASELINE = 65536 };
 
 struct option_spec {
     const char *short_name; /* "-d" */
@@ -37,6 +37,7 @@ static const struct option_spec OPTIONS[] = {
     {NULL, "--peer", OPT_PEER, true},         {NULL, "--plot", OPT_PLOT, true},
     {"-O", "--output", OPT_OUTPUT, true},     {NULL, "--axis", OPT_AXIS, true},
     {NULL, "--segments", OPT_SEGMENTS, true}, {NULL, "--shape", OPT_SHAPE, true},
+    {NULL, "--baseline", OPT_BASELINE, true},
 };
 
 static const struct {
@@ -45,7 +46,8 @@ static const struct {
     const char *summary;      /* one line for clfold --help */
     const char *description;  /* the paragraph of clfold COMMAND --help */
     const char *operands;     /* after the options in the synopsis; "" for none */
-    const char *operand;      /* what the one operand is, when there is one: it is required */
+    const char *operand;      /* what the operand is, when there is one: it is required */
+    bool many;                /* it takes one or more operands (args->runs), not one */
     unsigned formats;         /* the --format values it prints: bits 1 << FORMAT_* */
 } COMMANDS[] = {
     {"devices", CMD_DEVICES, "list every OpenCL platform and device",
@@ -53,26 +55,34 @@ static const struct {
      "compute units, global and local memory, maximum work-group size, OpenCL C\n"
      "version, and what it does with double (yes/no) and half data (storage, or\n"
      "arithmetic too).\n",
-     "", NULL, 1u << FORMAT_TABLE | 1u << FORMAT_JSON},
+     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_JSON},
     {"ladder", CMD_LADDER, "run Harris's reduction ladder K1..K7 and print his table",
      "Runs the host loop, the atomic baseline and Harris's kernels K1..K7 on N\n"
      "elements, checks each against the exact host result, and prints time (device\n"
      "time of all passes, best of several runs), bandwidth, step and cumulative\n"
      "speedup. Exit status 1 if any result is wrong.\n",
-     "", NULL, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
+     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
     {"reduce", CMD_REDUCE, "reduce a NumPy .npy file and print the result",
      "Reduces the .npy FILE (either byte order, C or Fortran order; its dtype gives\n"
      "the type) whole, along axes (--axis, as NumPy's axis=), or over segments\n"
      "(--segments), and prints the results one per line, in C order: integers in\n"
      "decimal, floats with enough digits to round-trip; or, with -O, writes them\n"
      "to a .npy file of the result's shape and type.\n",
-     "FILE", "a .npy FILE", 1u << FORMAT_TABLE},
+     "FILE", "a .npy FILE", false, 1u << FORMAT_TABLE},
     {"bench", CMD_BENCH, "sweep sizes, types and kernels; compare with peers; plot",
      "For every size, type, operator and kernel: device time of one reduction (best\n"
      "and median), end-to-end time of one call, GB/s of input, and the percentage of\n"
      "what a plain streaming-read kernel reads in the same run. Results are checked\n"
-     "(exit status 1 if wrong).\n",
-     "", NULL, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
+     "(exit status 1 if wrong). With several devices (-d all, or a comma list) each\n"
+     "gets its table, then a summary puts them side by side (docs/bench-format.md).\n",
+     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
+    {"compare", CMD_COMPARE, "merge saved bench runs (--format json) into one table",
+     "Merges saved `clfold bench --format json` runs, from one machine or several:\n"
+     "one row per type, operator, size and kernel, a column per device and peer,\n"
+     "each with its GB/s, its percentage of its device's streaming read, and its\n"
+     "GB/s over the baseline column's (above 1: faster). docs/bench-format.md.\n",
+     "RUN.json...", "one or more RUN.json files", true,
+     1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
 };
 
 /* Which command takes which option, in --help's order, with its synopsis and help. */
@@ -119,7 +129,8 @@ static const struct {
      "  -O OUT.npy  write the result to OUT.npy, an array of the result type (0-d for\n"
      "              a whole-array reduction), instead of printing it\n"},
     {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
-    {CMD_BENCH, OPT_DEVICE, "[-d SEL]", "  -d SEL        device (see clfold --help)\n"},
+    {CMD_BENCH, OPT_DEVICE, "[-d SEL[,SEL...]|all]",
+     "  -d SEL[,SEL...]|all  these devices, or every one (see clfold --help)\n"},
     {CMD_BENCH, OPT_SIZES, "[--sizes LIST]",
      "  --sizes LIST  LOW:HIGH, every power of two between (default 2^10:2^28),\n"
      "                or a comma list of counts\n"},
@@ -147,6 +158,13 @@ static const struct {
     {CMD_BENCH, OPT_PLOT, "[--plot FILE.png]",
      "  --plot FILE   draw GB/s against size as a PNG with gnuplot\n"},
     {CMD_BENCH, OPT_VERBOSE, "[-v]", "  -v            say how each kernel was built, on stderr\n"},
+    {CMD_COMPARE, OPT_FORMAT, "[--format table|csv|json]",
+     "  --format F    table, csv or json (default table)\n"},
+    {CMD_COMPARE, OPT_PLOT, "[--plot OUT.png]",
+     "  --plot OUT    draw GB/s against size, a line per column, with gnuplot\n"},
+    {CMD_COMPARE, OPT_BASELINE, "[--baseline NAME]",
+     "  --baseline NAME  the column the ratios are to: its name or a part of it\n"
+     "                that names one column (default: the first column)\n"},
 };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
@@ -302,7 +320,6 @@ static int apply_bench_option(unsigned flag, const char *value, struct cli_args 
     case OPT_TYPE: args->types = value; return 0;
     case OPT_OP: args->ops = value; return 0;
     case OPT_KERNEL: args->kernels = value; return 0;
-    case OPT_PLOT: args->plot = value; return 0;
     case OPT_PEER:
         if (args->n_peers == (int)(sizeof args->peers / sizeof args->peers[0]))
             return usage_error(err, cap, "at most %zu --peer options",
@@ -328,6 +345,8 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
     case OPT_AXIS: args->axes = value; return 0;
     case OPT_SEGMENTS: args->segments = value; return 0;
     case OPT_SHAPE: args->shape = value; return 0;
+    case OPT_PLOT: args->plot = value; return 0;
+    case OPT_BASELINE: args->baseline = value; return 0;
     case OPT_N:
         if (cli_parse_count(value, &args->n) != 0)
             return usage_error(err, cap, "-n takes a count (digits, or 2^K), not \"%s\"", value);
@@ -421,9 +440,12 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
     unsigned allowed = 0;
     size_t command = 0;
     set_defaults(args);
+    args->argc = argc;
+    args->argv = argv;
     err[0] = '\0';
     if (argc < 2)
-        return usage_error(err, cap, "no command given (devices, ladder, reduce, bench; see --help)");
+        return usage_error(err, cap, "no command given (devices, ladder, reduce, bench, compare; "
+                           "see --help)");
     for (size_t c = 0; c < COUNT(COMMANDS); c++) {
         if (strcmp(argv[1], COMMANDS[c].name) == 0) {
             args->command = COMMANDS[c].command;
@@ -436,7 +458,8 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
         args->version = strcmp(argv[1], "--version") == 0;
         if (args->help || args->version)
             return 0;
-        return usage_error(err, cap, "unknown command \"%s\" (devices, ladder, reduce, bench)", argv[1]);
+        return usage_error(err, cap, "unknown command \"%s\" (devices, ladder, reduce, bench, compare)",
+                           argv[1]);
     }
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -444,6 +467,11 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             if (parse_option(argc, argv, &i, allowed, args, err, cap) != 0)
                 return -1;
+        } else if (COMMANDS[command].many && args->n_runs < (int)COUNT(args->runs)) {
+            args->runs[args->n_runs++] = argv[i];
+        } else if (COMMANDS[command].many) {
+            return usage_error(err, cap, "at most %zu %s operands", COUNT(args->runs),
+                               COMMANDS[command].name);
         } else if (COMMANDS[command].operand != NULL && args->file == NULL) {
             args->file = argv[i];
         } else {
@@ -452,7 +480,7 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
     }
     if (args->axes != NULL && args->segments != NULL)
         return usage_error(err, cap, "--axis and --segments exclude each other");
-    if (COMMANDS[command].operand != NULL && args->file == NULL && !args->help)
+    if (COMMANDS[command].operand != NULL && args->file == NULL && args->n_runs == 0 && !args->help)
         return usage_error(err, cap, "%s needs %s", COMMANDS[command].name,
                            COMMANDS[command].operand);
     if (!((COMMANDS[command].formats >> args->format) & 1u)) {

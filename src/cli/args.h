@@ -10,7 +10,7 @@
 
 #include "clfold.h"
 
-enum cli_command { CMD_NONE, CMD_DEVICES, CMD_LADDER, CMD_REDUCE, CMD_BENCH };
+enum cli_command { CMD_NONE, CMD_DEVICES, CMD_LADDER, CMD_REDUCE, CMD_BENCH, CMD_COMPARE };
 enum cli_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
 
 struct cli_args {
@@ -38,7 +38,12 @@ struct cli_args {
     const char *kernels;     /* -k */
     const char *peers[8];    /* --peer CMD, repeatable */
     int n_peers;
-    const char *plot;        /* --plot FILE.png */
+    const char *plot;        /* bench's and compare's --plot FILE.png */
+    const char *baseline;    /* compare's --baseline NAME */
+    const char *runs[64];    /* compare's RUN.json operands */
+    int n_runs;
+    int argc;                /* the command line as given, for the bench's JSON */
+    char **argv;
 };
 
 /*

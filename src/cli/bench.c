@@ -8,16 +8,19 @@
  * Every result is checked against the host reference (exit 1 if wrong).
  * Peer programs (--peer CMD, see bench/peers/) run on the same sizes; their
  * times, their own end-to-end times where they report them, and the
- * ratios to clfold's are printed beside, and --plot draws it.
+ * ratios to clfold's are printed beside, and --plot draws it. A device that
+ * fails says why in its place, and the others still run.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bench.h"
 #include "commands.h"
 #include "common.h"
+#include "merge.h"
 #include "output.h"
 #include "reference.h"
 #include "timing.h"
@@ -147,19 +150,39 @@ static double read_gbps(struct roofline *roofline, cl_mem buffer, size_t bytes)
     return best > 0 ? (double)bytes / (best * 1e6) : 0;
 }
 
+/*
+ * Says on stderr why the device failed, and keeps the first reason on one
+ * line (a build log's lines joined), for its table and its JSON; returns
+ * `exit_status`.
+ */
+static int device_failed(struct bench_device *device, int exit_status, const char *reason)
+{
+    cli_error("%s: %s", device->summary.name, reason);
+    if (device->failure[0] != '\0')
+        return exit_status;
+    snprintf(device->failure, sizeof device->failure, "%s", reason);
+    for (char *c = device->failure; *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    return exit_status;
+}
+
 /* Every size, operator and kernel for one type. Returns the exit status. */
 static int bench_type(clfold_context *ctx, clfold_context *plain, struct roofline *roofline,
-                      const struct bench_plan *plan, clfold_type type, struct bench_results *results)
+                      const struct bench_plan *plan, clfold_type type, struct bench_device *device)
 {
+    struct bench_results *results = device->results;
+    char reason[1024];
     size_t largest = plan->sizes[plan->n_sizes - 1];
     void *data = make_data(type, largest);
     cl_mem buffer = data != NULL ? cli_upload(ctx, data, largest * clfold_type_size(type), NULL)
                                  : NULL;
     int exit_status = EXIT_OK;
     if (buffer == NULL) {
-        cli_error("cannot hold %zu %s values on the device", largest, clfold_type_name(type));
+        snprintf(reason, sizeof reason, "cannot hold %zu %s values on the device", largest,
+                 clfold_type_name(type));
         free(data);
-        return EXIT_CHECK_FAILED;
+        return device_failed(device, EXIT_CHECK_FAILED, reason);
     }
     for (size_t s = 0; s < plan->n_sizes; s++) {
         double read = read_gbps(roofline, buffer, plan->sizes[s] * clfold_type_size(type));
@@ -172,15 +195,18 @@ static int bench_type(clfold_context *ctx, clfold_context *plain, struct rooflin
                         ? measure(ctx, plain, buffer, data, &spec, plan->accuracy, &row)
                         : bench_measure_shape(ctx, plain, buffer, data, plan, &spec, &row);
                 if (status != CLFOLD_SUCCESS) {
-                    exit_status = report_failure(ctx, status, clfold_kernel_name(spec.kernel));
+                    char doing[96];
+                    snprintf(doing, sizeof doing, "%s %s %s", clfold_type_name(type),
+                             clfold_op_name(spec.op), clfold_kernel_name(spec.kernel));
+                    exit_status = describe_failure(ctx, status, doing, reason, sizeof reason);
+                    device_failed(device, exit_status, reason);
                     goto cleanup;
                 }
                 row.read_gbps = read;
                 if (!row.correct)
                     exit_status = EXIT_CHECK_FAILED;
                 if (bench_add_row(results, &row) != 0) {
-                    cli_error("too many results");
-                    exit_status = EXIT_BAD_INPUT;
+                    exit_status = device_failed(device, EXIT_BAD_INPUT, "too many results");
                     goto cleanup;
                 }
             }
@@ -227,51 +253,155 @@ static void loader_save(char **saved)
     }
 }
 
-static void loader_restore(char **saved)
+static void loader_restore(char *const *saved)
 {
     for (size_t v = 0; v < N_LOADER_VARIABLES; v++) {
         if (saved[v] != NULL)
             setenv(LOADER_VARIABLES[v], saved[v], 1);
         else
             unsetenv(LOADER_VARIABLES[v]);
+    }
+}
+
+static void loader_free(char **saved)
+{
+    for (size_t v = 0; v < N_LOADER_VARIABLES; v++) {
         free(saved[v]);
         saved[v] = NULL;
     }
+}
+
+/* A device of the run, by the selector that chose it; -1 when there are too many. */
+static int add_device(struct bench_run *run, const char *selector, size_t length)
+{
+    if (run->n_devices == BENCH_MAX_DEVICES)
+        return -1;
+    struct bench_device *device = &run->devices[run->n_devices];
+    memset(device, 0, sizeof *device);
+    snprintf(device->selector, sizeof device->selector, "%.*s", (int)length, selector);
+    snprintf(device->summary.name, sizeof device->summary.name, "%s",
+             length > 0 ? device->selector : "default device");
+    device->summary.type = "other";
+    device->results = calloc(1, sizeof *device->results);
+    if (device->results == NULL)
+        return -1;
+    run->n_devices++;
+    return 0;
+}
+
+/* -d: the default device, "all" (every P:D), or a comma list of selectors. EXIT_OK or EXIT_BAD_INPUT. */
+static int select_devices(const char *text, struct bench_run *run)
+{
+    char indices[BENCH_MAX_DEVICES][16];
+    if (text == NULL)
+        return add_device(run, "", 0) == 0 ? EXIT_OK : EXIT_CHECK_FAILED;
+    if (strcasecmp(text, "all") == 0) {
+        int count = cli_device_indices(indices, BENCH_MAX_DEVICES);
+        for (int i = 0; i < count; i++)
+            if (add_device(run, indices[i], strlen(indices[i])) != 0)
+                return EXIT_CHECK_FAILED;
+        if (count == 0)
+            cli_error("-d all: no OpenCL device found (see clfold devices)");
+        return count > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    }
+    for (const char *item = text;; item++) {
+        size_t length = strcspn(item, ",");
+        if (length == 0) {
+            cli_error("-d \"%s\": an empty selector in the list", text);
+            return EXIT_BAD_INPUT;
+        }
+        if (add_device(run, item, length) != 0) {
+            cli_error("-d \"%s\": at most %d devices", text, BENCH_MAX_DEVICES);
+            return EXIT_BAD_INPUT;
+        }
+        item += length;
+        if (*item == '\0')
+            return EXIT_OK;
+    }
+}
+
+/* Times the plan on one device of the run; returns its exit status. */
+static int bench_device(const struct cli_args *args, const struct bench_plan *plan,
+                        clfold_context *plain, struct bench_device *device, char *const *loader)
+{
+    clfold_context *ctx = NULL;
+    struct roofline *roofline = NULL;
+    int exit_status = EXIT_OK;
+    describe_device(clfold_device(plain), &device->summary);
+    cli_device_index_of(clfold_device(plain), device->index, sizeof device->index);
+    if (open_timed_beside(plain, &ctx) != EXIT_OK)
+        return device_failed(device, EXIT_CHECK_FAILED, "no profiling queue (said above)");
+    roofline = roofline_create(ctx, auto_takes_cpu_shape(ctx, plan->types[0], &device->summary));
+    for (size_t t = 0; t < plan->n_types && exit_status != EXIT_BAD_INPUT; t++) {
+        int status = bench_type(ctx, plain, roofline, plan, plan->types[t], device);
+        exit_status = status > exit_status ? status : exit_status;
+    }
+    roofline_destroy(roofline);
+    clfold_destroy(ctx);
+    loader_restore(loader);
+    bench_run_peers(args, plan, device);
+    return exit_status;
+}
+
+static void release_run(struct bench_run *run, clfold_context **plain)
+{
+    for (size_t d = 0; d < run->n_devices; d++) {
+        clfold_destroy(plain[d]);
+        free(run->devices[d].results);
+    }
+}
+
+/* --plot: the one device's lines, or with several the summary's, a line per device. */
+static int plot_run(const char *path, const struct bench_plan *plan, const struct bench_run *run)
+{
+    struct merge_table table = {0};
+    int status = -1;
+    if (run->n_devices == 1)
+        return bench_plot(path, &run->devices[0].summary, run->devices[0].results);
+    if (bench_merge(plan, run, &table) == 0)
+        status = merge_plot(&table, path, "clfold bench: GB/s on each device");
+    merge_release(&table);
+    return status;
 }
 
 int command_bench(const struct cli_args *args)
 {
     char *loader[N_LOADER_VARIABLES];
     struct bench_plan plan;
-    struct bench_results results = {0};
-    struct device_summary device;
-    clfold_context *ctx = NULL, *plain = NULL;
-    struct roofline *roofline = NULL;
+    static struct bench_run run;
+    clfold_context *plain[BENCH_MAX_DEVICES] = {0};
     loader_save(loader);
+    run.n_devices = 0;
     int exit_status = bench_plan_parse(args, &plan);
-    if (exit_status == EXIT_OK && (exit_status = open_context(args, &plain)) == EXIT_OK &&
-        (exit_status = open_timed_beside(plain, &ctx)) != EXIT_OK)
-        clfold_destroy(plain);
-    if (exit_status != EXIT_OK) {
-        loader_restore(loader); /* frees the copies */
-        bench_plan_release(&plan);
-        return exit_status;
+    if (exit_status == EXIT_OK)
+        exit_status = select_devices(args->device, &run);
+    /* Every selector first: one that names no device is bad usage, before anything runs. */
+    for (size_t d = 0; d < run.n_devices && exit_status == EXIT_OK; d++) {
+        struct bench_device *device = &run.devices[d];
+        int opened = open_selected(device->selector[0] ? device->selector : NULL, &plain[d]);
+        if (opened == EXIT_BAD_INPUT || (opened != EXIT_OK && run.n_devices == 1))
+            exit_status = opened;
+        else if (opened != EXIT_OK)
+            device_failed(device, EXIT_CHECK_FAILED, clfold_last_error(NULL));
     }
-    describe_device(clfold_device(ctx), &device);
-    roofline = roofline_create(ctx, auto_takes_cpu_shape(ctx, plan.types[0], &device));
-    for (size_t t = 0; t < plan.n_types && exit_status != EXIT_BAD_INPUT; t++) {
-        int status = bench_type(ctx, plain, roofline, &plan, plan.types[t], &results);
+    bool ran = exit_status == EXIT_OK;
+    for (size_t d = 0; d < run.n_devices && ran; d++) {
+        struct bench_device *device = &run.devices[d];
+        device->exit_status = plain[d] == NULL ? EXIT_CHECK_FAILED
+                            : bench_device(args, &plan, plain[d], device, loader);
+        /* Beside other devices, one that cannot run the plan is a failure, not bad usage. */
+        int status = run.n_devices > 1 && device->exit_status == EXIT_BAD_INPUT ? EXIT_CHECK_FAILED
+                                                                               : device->exit_status;
         exit_status = status > exit_status ? status : exit_status;
     }
     loader_restore(loader);
-    for (int p = 0; p < args->n_peers; p++)
-        bench_run_peer(args->peers[p], &plan, &results);
-    bench_print(&device, &plan, &results, args->format);
-    if (args->plot != NULL && bench_plot(args->plot, &device, &plan, &results) != 0)
-        exit_status = exit_status > EXIT_CHECK_FAILED ? exit_status : EXIT_CHECK_FAILED;
-    roofline_destroy(roofline);
-    clfold_destroy(ctx);
-    clfold_destroy(plain);
+    loader_free(loader);
+    if (ran) {
+        bench_print(args, &plan, &run);
+        if (args->plot != NULL && plot_run(args->plot, &plan, &run) != 0)
+            exit_status = exit_status > EXIT_CHECK_FAILED ? exit_status : EXIT_CHECK_FAILED;
+    }
+    release_run(&run, plain);
     bench_plan_release(&plan);
     return exit_status;
 }

@@ -1,6 +1,8 @@
 /*
- * bench.h: what `clfold bench` measures and reports. bench.c measures;
- * bench_report.c parses the plan, runs the peers and prints; plot.c draws.
+ * bench.h: what `clfold bench` measures and reports. bench.c chooses the
+ * devices and measures; bench_report.c parses the plan, runs the peers and
+ * prints tables; bench_document.c writes the versioned JSON and the CSV
+ * (docs/bench-format.md); plot.c draws.
  */
 #ifndef CLFOLD_CLI_BENCH_H
 #define CLFOLD_CLI_BENCH_H
@@ -12,6 +14,11 @@
 #include "output.h"
 
 #define BENCH_MAX 64
+#define BENCH_MAX_DEVICES 16
+
+/* The JSON document's schema (bench/schema/clfold-bench-1.json) and the CSV's version. */
+#define BENCH_SCHEMA_NAME "clfold-bench"
+#define BENCH_SCHEMA_VERSION 1
 
 /* What one reduction of the bench is: a whole array, or one with many results. */
 enum bench_shape_kind { SHAPE_WHOLE, SHAPE_MATRIX, SHAPE_SEGMENTS };
@@ -70,6 +77,21 @@ struct bench_results {
     size_t n_peers;
 };
 
+/* One device of a run: what -d called it, what it is, and what it gave. */
+struct bench_device {
+    char selector[128];              /* the word of -d that chose it; "" for the default device */
+    char index[16];                  /* its P:D, as `clfold devices` numbers it; "" if unknown */
+    struct device_summary summary;   /* its name is the selector until its context opens */
+    char failure[1024];              /* why it stopped; "" when it ran through */
+    int exit_status;
+    struct bench_results *results;   /* what it measured, up to a failure */
+};
+
+struct bench_run {
+    struct bench_device devices[BENCH_MAX_DEVICES];
+    size_t n_devices;
+};
+
 /* One reduction of the bench on `ctx`: what bench_time times, on either context. */
 typedef clfold_status (*bench_reduction)(clfold_context *ctx, void *call);
 
@@ -110,17 +132,36 @@ void bench_shape_describe(const struct bench_shape *shape, char *buf, size_t cap
 int bench_add_row(struct bench_results *results, const struct bench_row *row);
 
 /*
- * Runs `command TYPE N... [SHAPE ARGS] [--op OP]` for each type of the plan
- * and each of its operators that peers time (sum, argmin, argmax: --op for
- * the last two), and keeps its JSON rows of that type and operator.
+ * Runs every --peer beside `device`: `command TYPE N... [SHAPE ARGS] [--op
+ * OP]` for each type of the plan and each of its operators that peers time
+ * (sum, argmin, argmax: --op for the last two), with CLFOLD_DEVICE set to
+ * the device's P:D, and keeps its JSON rows of that type and operator. A
+ * peer written "GPU:CMD", "CPU:CMD" or "accelerator:CMD" runs only beside
+ * devices of that type.
  */
-void bench_run_peer(const char *command, const struct bench_plan *plan, struct bench_results *results);
+void bench_run_peers(const struct cli_args *args, const struct bench_plan *plan,
+                     struct bench_device *device);
 
-void bench_print(const struct device_summary *device, const struct bench_plan *plan,
-                 const struct bench_results *results, enum cli_format format);
+/* "float", "ladder" or the auto path's shape: what the row's kernel column says. */
+const char *bench_path_or_kernel(const struct bench_row *row);
+
+/* Every device's table (a failed one says why in its place), then with several a summary. */
+void bench_print(const struct cli_args *args, const struct bench_plan *plan, const struct bench_run *run);
+
+/* bench_document.c: --format json (one document, every device) and csv (the same rows, flat). */
+void bench_print_document(const struct cli_args *args, const struct bench_plan *plan,
+                          const struct bench_run *run);
+void bench_print_csv(const struct bench_plan *plan, const struct bench_run *run);
+
+/*
+ * The side-by-side summary of several devices (merge.h), as `clfold
+ * compare` would merge the run's JSON: a column per device, peers left out.
+ * 0, or -1 (said on stderr).
+ */
+struct merge_table;
+int bench_merge(const struct bench_plan *plan, const struct bench_run *run, struct merge_table *table);
 
 /* Draws GB/s against size with gnuplot; 0, or -1 (said on stderr). */
-int bench_plot(const char *path, const struct device_summary *device, const struct bench_plan *plan,
-               const struct bench_results *results);
+int bench_plot(const char *path, const struct device_summary *device, const struct bench_results *results);
 
 #endif /* CLFOLD_CLI_BENCH_H */

@@ -1,15 +1,18 @@
 /*
  * bench_report.c: the bench's plan (sizes, types, operators, kernels from
  * the command line), its peers (external programs run on the same sizes,
- * printing one JSON object per line), and its table, CSV and JSON output.
+ * printing one JSON object per line), its tables (one per device, and with
+ * several a side-by-side summary) and the merge that the summary is.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bench.h"
 #include "commands.h"
 #include "common.h"
+#include "merge.h"
 
 /* "2^10:2^28" (every power of two between), or "1000,2^20,...". */
 static int parse_sizes(const char *text, struct bench_plan *plan)
@@ -180,7 +183,7 @@ static void read_peer_rows(FILE *pipe, clfold_type type, clfold_op op,
     }
 }
 
-void bench_run_peer(const char *command, const struct bench_plan *plan, struct bench_results *results)
+static void run_peer(const char *command, const struct bench_plan *plan, struct bench_results *results)
 {
     bool asked = false;
     for (size_t t = 0; t < plan->n_types; t++) {
@@ -210,7 +213,37 @@ void bench_run_peer(const char *command, const struct bench_plan *plan, struct b
         cli_error("peer \"%s\" not run: peers time sum, argmin and argmax only", command);
 }
 
-static const char *path_or_kernel(const struct bench_row *r)
+/* The command of a peer meant for `device`, past its "GPU:" or "CPU:"; NULL where it is for another type. */
+static const char *peer_for(const char *peer, const struct bench_device *device)
+{
+    static const char *const TYPES[] = {"GPU", "CPU", "accelerator"};
+    for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++) {
+        size_t n = strlen(TYPES[t]);
+        if (strncasecmp(peer, TYPES[t], n) == 0 && peer[n] == ':')
+            return strcasecmp(TYPES[t], device->summary.type) == 0 ? peer + n + 1 : NULL;
+    }
+    return peer;
+}
+
+void bench_run_peers(const struct cli_args *args, const struct bench_plan *plan, struct bench_device *device)
+{
+    const char *was = getenv("CLFOLD_DEVICE");
+    char *saved = was != NULL ? strdup(was) : NULL;
+    if (device->index[0] != '\0')
+        setenv("CLFOLD_DEVICE", device->index, 1); /* clfold_peer.py and pyopencl_peer.py follow it */
+    for (int p = 0; p < args->n_peers; p++) {
+        const char *command = peer_for(args->peers[p], device);
+        if (command != NULL)
+            run_peer(command, plan, device->results);
+    }
+    if (saved != NULL)
+        setenv("CLFOLD_DEVICE", saved, 1);
+    else
+        unsetenv("CLFOLD_DEVICE");
+    free(saved);
+}
+
+const char *bench_path_or_kernel(const struct bench_row *r)
 {
     return r->kernel == CLFOLD_AUTO && r->path != NULL ? r->path : clfold_kernel_name(r->kernel);
 }
@@ -228,13 +261,13 @@ static void print_peer_columns(const struct bench_results *results, const struct
     }
 }
 
-static void print_table(const struct device_summary *device, const struct bench_plan *plan,
-                        const struct bench_results *results)
+static void print_table(const struct bench_device *device, const struct bench_plan *plan)
 {
+    const struct bench_results *results = device->results;
     char shape[128];
     bench_shape_describe(&plan->shape, shape, sizeof shape);
-    printf("Device: %s (%s, driver %s); accuracy %s\n", device->name, device->platform,
-           device->driver, clfold_accuracy_name(plan->accuracy));
+    printf("Device: %s (%s, driver %s); accuracy %s\n", device->summary.name, device->summary.platform,
+           device->summary.driver, clfold_accuracy_name(plan->accuracy));
     if (plan->shape.kind != SHAPE_WHOLE)
         printf("Shape: %s\n", shape);
     printf("%-7s %-6s %11s %-7s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", "kernel",
@@ -243,77 +276,66 @@ static void print_table(const struct device_summary *device, const struct bench_
     for (size_t i = 0; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
         printf("%-7s %-6s %11zu %-7s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-7s",
-               clfold_type_name(r->type), clfold_op_name(r->op), r->n, path_or_kernel(r), r->best_ms,
+               clfold_type_name(r->type), clfold_op_name(r->op), r->n, bench_path_or_kernel(r), r->best_ms,
                r->median_ms, r->e2e_ms, r->gbps, r->read_gbps,
                r->read_gbps > 0 ? 100 * r->gbps / r->read_gbps : 0, r->correct ? "yes" : "NO");
         print_peer_columns(results, r);
         printf("\n");
     }
+    if (device->failure[0] != '\0')
+        printf("FAILED: %s\n", device->failure);
 }
 
-static void print_csv(const struct device_summary *device, const struct bench_plan *plan,
-                      const struct bench_results *results)
+int bench_merge(const struct bench_plan *plan, const struct bench_run *run, struct merge_table *table)
 {
-    printf("format_version,device,driver,accuracy,source,type,op,n,kernel,best_ms,median_ms,e2e_ms,"
-           "gbps,read_gbps,correct\n");
-    for (size_t i = 0; i < results->n_rows; i++) {
-        const struct bench_row *r = &results->rows[i];
-        printf("1,\"%s\",\"%s\",%s,clfold,%s,%s,%zu,%s,%.6f,%.6f,%.6f,%.3f,%.3f,%s\n", device->name,
-               device->driver, clfold_accuracy_name(plan->accuracy), clfold_type_name(r->type),
-               clfold_op_name(r->op), r->n, path_or_kernel(r), r->best_ms, r->median_ms, r->e2e_ms,
-               r->gbps, r->read_gbps, r->correct ? "true" : "false");
-    }
-    for (size_t p = 0; p < results->n_peers; p++) {
-        const struct peer_row *r = &results->peers[p];
-        char e2e[32] = "";
-        if (r->e2e_ms > 0)
-            snprintf(e2e, sizeof e2e, "%.6f", r->e2e_ms);
-        printf("1,\"%s\",\"%s\",,%s,%s,%s,%zu,,%.6f,%.6f,%s,%.3f,,\n", device->name,
-               device->driver, r->peer, clfold_type_name(r->type), clfold_op_name(r->op), r->n,
-               r->best_ms, r->median_ms,
-               e2e, (double)r->n * (double)clfold_type_size(r->type) / (r->best_ms * 1e6));
-    }
-}
-
-static void print_json(const struct device_summary *device, const struct bench_plan *plan,
-                       const struct bench_results *results)
-{
-    printf("{\"format_version\": 1, \"device\": ");
-    json_device(stdout, device);
-    char shape[128];
+    char shape[128], err[256];
+    static struct merge_row rows[sizeof ((struct bench_results *)0)->rows /
+                                 sizeof ((struct bench_results *)0)->rows[0]];
     bench_shape_describe(&plan->shape, shape, sizeof shape);
-    printf(", \"accuracy\": \"%s\", \"shape\": \"%s\", \"results\": [",
-           clfold_accuracy_name(plan->accuracy), shape);
-    for (size_t i = 0; i < results->n_rows; i++) {
-        const struct bench_row *r = &results->rows[i];
-        printf("%s\n  {\"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, \"kernel\": \"%s\", "
-               "\"path\": \"%s\", \"best_ms\": %.6f, \"median_ms\": %.6f, \"e2e_ms\": %.6f, "
-               "\"gbps\": %.3f, \"read_gbps\": %.3f, \"correct\": %s}",
-               i ? "," : "", clfold_type_name(r->type), clfold_op_name(r->op), r->n,
-               clfold_kernel_name(r->kernel), r->path ? r->path : "", r->best_ms, r->median_ms,
-               r->e2e_ms, r->gbps, r->read_gbps, r->correct ? "true" : "false");
+    for (size_t d = 0; d < run->n_devices; d++) {
+        const struct bench_results *results = run->devices[d].results;
+        for (size_t i = 0; i < results->n_rows; i++) {
+            const struct bench_row *r = &results->rows[i];
+            rows[i] = (struct merge_row){"clfold", plan->shape.kind == SHAPE_WHOLE ? "whole" : shape,
+                                         clfold_type_name(r->type), clfold_op_name(r->op),
+                                         clfold_kernel_name(r->kernel), (double)r->n, r->best_ms,
+                                         r->gbps, r->read_gbps};
+        }
+        if (merge_add_device(table, 0, run->devices[d].summary.name, "", rows, results->n_rows, false,
+                             err, sizeof err) != 0) {
+            cli_error("the summary: %s", err);
+            return -1;
+        }
     }
-    printf("\n], \"peers\": [");
-    for (size_t p = 0; p < results->n_peers; p++) {
-        const struct peer_row *r = &results->peers[p];
-        printf("%s\n  {\"peer\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
-               "\"best_ms\": %.6f, \"median_ms\": %.6f",
-               p ? "," : "", r->peer, clfold_type_name(r->type), clfold_op_name(r->op), r->n,
-               r->best_ms, r->median_ms);
-        if (r->e2e_ms > 0)
-            printf(", \"e2e_ms\": %.6f", r->e2e_ms);
-        printf("}");
-    }
-    printf("\n]}\n");
+    merge_sort(table);
+    return 0;
 }
 
-void bench_print(const struct device_summary *device, const struct bench_plan *plan,
-                 const struct bench_results *results, enum cli_format format)
+/* The devices side by side: a column each, GB/s and percentage of its own read. */
+static void print_summary(const struct bench_plan *plan, const struct bench_run *run)
 {
-    if (format == FORMAT_JSON)
-        print_json(device, plan, results);
-    else if (format == FORMAT_CSV)
-        print_csv(device, plan, results);
-    else
-        print_table(device, plan, results);
+    struct merge_table table = {0};
+    printf("\nSummary: %zu devices side by side\n", run->n_devices);
+    if (bench_merge(plan, run, &table) == 0)
+        merge_print(&table, 0, FORMAT_TABLE);
+    merge_release(&table);
+}
+
+void bench_print(const struct cli_args *args, const struct bench_plan *plan, const struct bench_run *run)
+{
+    if (args->format == FORMAT_JSON) {
+        bench_print_document(args, plan, run);
+        return;
+    }
+    if (args->format == FORMAT_CSV) {
+        bench_print_csv(plan, run);
+        return;
+    }
+    for (size_t d = 0; d < run->n_devices; d++) {
+        if (d > 0)
+            printf("\n");
+        print_table(&run->devices[d], plan);
+    }
+    if (run->n_devices > 1)
+        print_summary(plan, run);
 }

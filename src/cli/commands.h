@@ -1,6 +1,6 @@
 /*
  * commands.h: the runner's commands, one file each (devices.c, ladder.c,
- * reduce_command.c, bench.c); main.c hands over to one of them. What they
+ * reduce_command.c, bench.c, compare.c); main.c hands over to one of them. What they
  * share is common.h.
  */
 #ifndef CLFOLD_CLI_COMMANDS_H
@@ -12,5 +12,6 @@ int command_devices(const struct cli_args *args);
 int command_ladder(const struct cli_args *args);
 int command_reduce(const struct cli_args *args);
 int command_bench(const struct cli_args *args);
+int command_compare(const struct cli_args *args);
 
 #endif /* CLFOLD_CLI_COMMANDS_H */

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 
@@ -24,13 +25,11 @@ void cli_error(const char *format, ...)
     fputc('\n', stderr);
 }
 
-int report_failure(const clfold_context *ctx, clfold_status status, const char *doing)
+int describe_failure(const clfold_context *ctx, clfold_status status, const char *doing, char *buf,
+                     size_t cap)
 {
     const char *detail = clfold_last_error(ctx);
-    if (detail[0] != '\0')
-        cli_error("%s: %s", doing, detail);
-    else
-        cli_error("%s: %s", doing, clfold_status_string(status));
+    snprintf(buf, cap, "%s: %s", doing, detail[0] != '\0' ? detail : clfold_status_string(status));
     switch (status) {
     case CLFOLD_ERROR_INVALID_ARGUMENT: case CLFOLD_ERROR_INVALID_TYPE:
     case CLFOLD_ERROR_INVALID_OP: case CLFOLD_ERROR_INVALID_KERNEL:
@@ -44,6 +43,49 @@ int report_failure(const clfold_context *ctx, clfold_status status, const char *
     }
 }
 
+int report_failure(const clfold_context *ctx, clfold_status status, const char *doing)
+{
+    char reason[1024];
+    int exit_status = describe_failure(ctx, status, doing, reason, sizeof reason);
+    cli_error("%s", reason);
+    return exit_status;
+}
+
+int cli_device_indices(char (*indices)[16], size_t cap)
+{
+    cl_platform_id platforms[16];
+    cl_uint n_platforms = 0;
+    size_t count = 0;
+    if (clGetPlatformIDs(16, platforms, &n_platforms) != CL_SUCCESS)
+        return 0;
+    for (cl_uint p = 0; p < n_platforms && p < 16; p++) {
+        cl_uint n_devices = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n_devices) != CL_SUCCESS)
+            continue;
+        for (cl_uint d = 0; d < n_devices && count < cap; d++)
+            snprintf(indices[count++], sizeof indices[0], "%u:%u", p, d);
+    }
+    return (int)count;
+}
+
+void cli_device_index_of(cl_device_id device, char *buf, size_t cap)
+{
+    cl_platform_id platforms[16];
+    cl_uint n_platforms = 0;
+    snprintf(buf, cap, "%s", "");
+    if (clGetPlatformIDs(16, platforms, &n_platforms) != CL_SUCCESS)
+        return;
+    for (cl_uint p = 0; p < n_platforms && p < 16; p++) {
+        cl_device_id devices[64];
+        cl_uint n_devices = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devices, &n_devices) != CL_SUCCESS)
+            continue;
+        for (cl_uint d = 0; d < n_devices && d < 64; d++)
+            if (devices[d] == device)
+                snprintf(buf, cap, "%u:%u", p, d);
+    }
+}
+
 cl_mem cli_upload(const clfold_context *ctx, const void *data, size_t bytes, cl_int *err)
 {
     unsigned char none = 0;
@@ -53,7 +95,13 @@ cl_mem cli_upload(const clfold_context *ctx, const void *data, size_t bytes, cl_
 
 int open_context(const struct cli_args *args, clfold_context **ctx)
 {
-    clfold_status status = clfold_create(ctx, args->device);
+    return open_selected(args->device, ctx);
+}
+
+int open_selected(const char *selector, clfold_context **ctx)
+{
+    const bool from_environment = selector == NULL;
+    clfold_status status = clfold_create(ctx, selector);
     if (status == CLFOLD_SUCCESS)
         return EXIT_OK;
     if (status != CLFOLD_ERROR_DEVICE_NOT_FOUND)
@@ -65,10 +113,11 @@ int open_context(const struct cli_args *args, clfold_context **ctx)
     for (; message[n] != '\0' && n + 1 < sizeof said; n++)
         said[n] = (unsigned char)message[n] < 0x20 || message[n] == 0x7f ? '?' : message[n];
     said[n] = '\0';
-    const char *selector = args->device != NULL ? args->device : getenv("CLFOLD_DEVICE");
+    if (selector == NULL)
+        selector = getenv("CLFOLD_DEVICE");
     if (selector != NULL && selector[0] != '\0')
         cli_error("%s%s (see clfold devices)", said,
-                  args->device == NULL ? ", the selector in CLFOLD_DEVICE" : "");
+                  from_environment ? ", the selector in CLFOLD_DEVICE" : "");
     else
         cli_error("%s (is an OpenCL driver such as POCL installed, and can it start? POCL needs a "
                   "writable cache: $POCL_CACHE_DIR or ~/.cache/pocl)", said);

@@ -30,6 +30,19 @@ void cli_error(const char *format, ...)
 int report_failure(const clfold_context *ctx, clfold_status status, const char *doing);
 
 /*
+ * report_failure's text ("doing: why", a build log's lines after it), written
+ * into buf instead of stderr; the same exit status.
+ */
+int describe_failure(const clfold_context *ctx, clfold_status status, const char *doing, char *buf,
+                     size_t cap);
+
+/* Every device's "P:D", as `clfold devices` numbers them; how many were written. */
+int cli_device_indices(char (*indices)[16], size_t cap);
+
+/* The "P:D" of `device`; "" where it is not listed. */
+void cli_device_index_of(cl_device_id device, char *buf, size_t cap);
+
+/*
  * A read-only device copy of `bytes` bytes of `data` in the context's
  * cl_context (a 1-byte buffer for none, which OpenCL cannot make); NULL
  * on failure, with *err set where err is not NULL. Says nothing: callers
@@ -39,6 +52,9 @@ cl_mem cli_upload(const clfold_context *ctx, const void *data, size_t bytes, cl_
 
 /* Creates the context that -d names; on failure says why and returns the exit status. */
 int open_context(const struct cli_args *args, clfold_context **ctx);
+
+/* open_context for one selector of -d's list (NULL: the default device). */
+int open_selected(const char *selector, clfold_context **ctx);
 
 /*
  * A second context beside `plain` (its cl_context and device) on a queue

@@ -43,6 +43,8 @@ void describe_device(cl_device_id device, struct device_summary *s)
     device_string(device, CL_DEVICE_VENDOR, s->vendor, sizeof s->vendor);
     device_string(device, CL_DRIVER_VERSION, s->driver, sizeof s->driver);
     device_string(device, CL_DEVICE_OPENCL_C_VERSION, s->c_version, sizeof s->c_version);
+    device_string(device, CL_DEVICE_VERSION, s->device_version, sizeof s->device_version);
+    clGetDeviceInfo(device, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof s->max_clock_mhz, &s->max_clock_mhz, NULL);
     clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof s->compute_units, &s->compute_units, NULL);
     clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof s->global_mem, &s->global_mem, NULL);

@@ -20,8 +20,10 @@ struct device_summary {
     char platform[256];
     char version[256];      /* platform version, e.g. "OpenCL 3.0 PoCL 3.1..." */
     char c_version[128];    /* OpenCL C version */
+    char device_version[128]; /* the device's OpenCL version, e.g. "OpenCL 3.0 PoCL ..." */
     const char *type;       /* "GPU", "CPU", "accelerator", "other" */
     cl_uint compute_units;
+    cl_uint max_clock_mhz;
     cl_ulong global_mem;
     cl_ulong local_mem;
     size_t max_work_group;

@@ -1,8 +1,8 @@
 /*
- * plot.c: `clfold bench --plot FILE.png`: GB/s against size, one line per
- * kernel and type, per peer, and the streaming read, drawn by gnuplot
- * (Debian's gnuplot-nox) from a data file and a script in a temporary
- * folder.
+ * plot.c: GB/s against size as a PNG, drawn by gnuplot (Debian's
+ * gnuplot-nox) from a data file and a script in a temporary folder; and
+ * `clfold bench --plot FILE.png`'s lines: one per kernel and type, the
+ * streaming read, and one per peer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,22 +12,93 @@
 #include "bench.h"
 #include "commands.h"
 #include "common.h"
+#include "plot.h"
 
-struct series {
-    char title[96];
-};
+void plot_point(struct plot_series *series, double x, double y)
+{
+    if (series->n < PLOT_MAX_POINTS) {
+        series->x[series->n] = x;
+        series->y[series->n++] = y;
+    }
+}
 
-/* Writes one block of "n gbps" lines; gnuplot's blocks are split by two blank lines. */
-static void write_clfold_block(FILE *data, const struct bench_results *results, size_t first,
-                               bool read_line)
+/* gnuplot's single-quoted strings end at a quote: titles lose theirs. */
+static void put_quoted(FILE *out, const char *text)
+{
+    fputc('\'', out);
+    for (const char *c = text; *c != '\0'; c++)
+        fputc(*c == '\'' || (unsigned char)*c < 0x20 ? ' ' : *c, out);
+    fputc('\'', out);
+}
+
+static void write_script(FILE *script, const char *path, const char *data_path, const char *title,
+                         const struct plot_series *series, size_t count)
+{
+    fprintf(script, "set terminal png size 1100,650\nset output ");
+    put_quoted(script, path);
+    fprintf(script, "\nset logscale x 2\nset format x '2^{%%L}'\nset grid\nset key left top\n");
+    fprintf(script, "set xlabel 'elements'\nset ylabel 'GB/s (input bytes / device time)'\n");
+    fprintf(script, "set title ");
+    put_quoted(script, title);
+    fprintf(script, " noenhanced\nplot ");
+    for (size_t i = 0; i < count; i++) {
+        fprintf(script, "%s'%s' index %zu with linespoints title ", i ? ", " : "", data_path, i);
+        put_quoted(script, series[i].title);
+        fprintf(script, " noenhanced");
+    }
+    fprintf(script, "\n");
+}
+
+int plot_draw(const char *path, const char *title, const struct plot_series *series, size_t count)
+{
+    char dir[] = "/tmp/clfold-plot-XXXXXX", data_path[64], script_path[64], command[256];
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        cli_error("--plot: gnuplot is not installed, so %s was not drawn (Debian: apt-get install "
+                  "gnuplot-nox); the table is complete", path);
+        return -1;
+    }
+    if (mkdtemp(dir) == NULL) {
+        cli_error("--plot: cannot make a temporary folder");
+        return -1;
+    }
+    snprintf(data_path, sizeof data_path, "%s/data", dir);
+    snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
+    FILE *data = fopen(data_path, "w"), *script = fopen(script_path, "w");
+    int status = -1;
+    if (data != NULL && script != NULL) {
+        for (size_t i = 0; i < count; i++) { /* gnuplot's blocks are split by two blank lines */
+            for (size_t p = 0; p < series[i].n; p++)
+                fprintf(data, "%.0f %.3f\n", series[i].x[p], series[i].y[p]);
+            fprintf(data, "\n\n");
+        }
+        write_script(script, path, data_path, title, series, count);
+    }
+    if (data != NULL)
+        fclose(data);
+    if (script != NULL)
+        fclose(script);
+    snprintf(command, sizeof command, "gnuplot '%s' 2>&1", script_path);
+    if (data != NULL && script != NULL) {
+        status = system(command) == 0 ? 0 : -1;
+        if (status != 0)
+            cli_error("--plot: gnuplot failed to draw %s (its messages are above)", path);
+    }
+    remove(data_path);
+    remove(script_path);
+    rmdir(dir);
+    return status;
+}
+
+/* The series of clfold's rows like rows[first] (same type, operator, kernel): its GB/s or its read. */
+static void clfold_series(const struct bench_results *results, size_t first, bool read_line,
+                          struct plot_series *series)
 {
     const struct bench_row *head = &results->rows[first];
     for (size_t i = first; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
         if (r->type == head->type && r->op == head->op && r->kernel == head->kernel)
-            fprintf(data, "%zu %.3f\n", r->n, read_line ? r->read_gbps : r->gbps);
+            plot_point(series, (double)r->n, read_line ? r->read_gbps : r->gbps);
     }
-    fprintf(data, "\n\n");
 }
 
 /* Whether two peer rows belong to one series: the same peer, type and operator. */
@@ -36,9 +107,8 @@ static bool same_peer_series(const struct peer_row *a, const struct peer_row *b)
     return strcmp(a->peer, b->peer) == 0 && a->type == b->type && a->op == b->op;
 }
 
-/* The data file: returns how many series it holds and their titles. */
-static size_t write_data(FILE *data, const struct bench_results *results, struct series *series,
-                         size_t cap)
+/* The bench's lines; returns how many. */
+static size_t bench_series(const struct bench_results *results, struct plot_series *series, size_t cap)
 {
     size_t count = 0;
     for (size_t i = 0; i < results->n_rows && count + 1 < cap; i++) {
@@ -49,12 +119,12 @@ static size_t write_data(FILE *data, const struct bench_results *results, struct
                    results->rows[j].kernel == r->kernel;
         if (seen)
             continue;
-        write_clfold_block(data, results, i, false);
+        clfold_series(results, i, false, &series[count]);
         snprintf(series[count++].title, sizeof series[0].title, "clfold %s %s %s",
                  r->kernel == CLFOLD_AUTO && r->path ? r->path : clfold_kernel_name(r->kernel),
                  clfold_type_name(r->type), clfold_op_name(r->op));
         if (i == 0) {
-            write_clfold_block(data, results, i, true);
+            clfold_series(results, i, true, &series[count]);
             snprintf(series[count++].title, sizeof series[0].title, "streaming read %s",
                      clfold_type_name(r->type));
         }
@@ -69,53 +139,26 @@ static size_t write_data(FILE *data, const struct bench_results *results, struct
         for (size_t q = p; q < results->n_peers; q++) {
             const struct peer_row *s = &results->peers[q];
             if (same_peer_series(s, r))
-                fprintf(data, "%zu %.3f\n", s->n,
-                        (double)s->n * (double)clfold_type_size(s->type) / (s->best_ms * 1e6));
+                plot_point(&series[count], (double)s->n,
+                           (double)s->n * (double)clfold_type_size(s->type) / (s->best_ms * 1e6));
         }
-        fprintf(data, "\n\n");
         snprintf(series[count++].title, sizeof series[0].title, "%s %s %s", r->peer,
                  clfold_type_name(r->type), clfold_op_name(r->op));
     }
     return count;
 }
 
-int bench_plot(const char *path, const struct device_summary *device, const struct bench_plan *plan,
-               const struct bench_results *results)
+int bench_plot(const char *path, const struct device_summary *device, const struct bench_results *results)
 {
-    char dir[] = "/tmp/clfold-plot-XXXXXX", data_path[64], script_path[64], command[256];
-    struct series series[64];
-    (void)plan;
-    if (mkdtemp(dir) == NULL) {
-        cli_error("--plot: cannot make a temporary folder");
+    char title[640];
+    struct plot_series *series = calloc(PLOT_MAX_SERIES, sizeof *series);
+    if (series == NULL) {
+        cli_error("--plot: out of memory");
         return -1;
     }
-    snprintf(data_path, sizeof data_path, "%s/data", dir);
-    snprintf(script_path, sizeof script_path, "%s/plot.gp", dir);
-    FILE *data = fopen(data_path, "w"), *script = fopen(script_path, "w");
-    int status = -1;
-    if (data != NULL && script != NULL) {
-        size_t count = write_data(data, results, series, sizeof series / sizeof series[0]);
-        fprintf(script, "set terminal png size 1100,650\nset output '%s'\n", path);
-        fprintf(script, "set logscale x 2\nset format x '2^{%%L}'\nset grid\nset key left top\n");
-        fprintf(script, "set xlabel 'elements'\nset ylabel 'GB/s (input bytes / device time)'\n");
-        fprintf(script, "set title 'clfold bench on %s (%s)'\nplot ", device->name, device->driver);
-        for (size_t i = 0; i < count; i++)
-            fprintf(script, "%s'%s' index %zu with linespoints title '%s'", i ? ", " : "", data_path,
-                    i, series[i].title);
-        fprintf(script, "\n");
-    }
-    if (data != NULL)
-        fclose(data);
-    if (script != NULL)
-        fclose(script);
-    snprintf(command, sizeof command, "gnuplot '%s' 2>&1", script_path);
-    if (data != NULL && script != NULL) {
-        status = system(command) == 0 ? 0 : -1;
-        if (status != 0)
-            cli_error("--plot: gnuplot failed or is not installed (apt-get install gnuplot-nox)");
-    }
-    remove(data_path);
-    remove(script_path);
-    rmdir(dir);
+    size_t count = bench_series(results, series, PLOT_MAX_SERIES);
+    snprintf(title, sizeof title, "clfold bench on %s (%s)", device->name, device->driver);
+    int status = plot_draw(path, title, series, count);
+    free(series);
     return status;
 }

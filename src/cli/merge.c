@@ -1,0 +1,482 @@
+/*
+ * merge.c: the side-by-side table of merge.h: columns per device and peer,
+ * rows keyed by (shape, type, operator, size, kernel), printed as a table,
+ * CSV or JSON with each cell's GB/s, its percentage of its device's
+ * streaming read and its ratio to the baseline column, and drawn with
+ * gnuplot (plot.c).
+ */
+#include "merge.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "output.h"
+#include "plot.h"
+
+static bool same_key(const struct merge_key *a, const struct merge_key *b)
+{
+    return strcmp(a->shape, b->shape) == 0 && strcmp(a->type, b->type) == 0 &&
+           strcmp(a->op, b->op) == 0 && strcmp(a->kernel, b->kernel) == 0 && a->n == b->n;
+}
+
+/* The row of `key`, made where there is none; NULL when out of memory. */
+static struct merge_cell *row_of(struct merge_table *t, const struct merge_key *key)
+{
+    size_t k = 0, order = t->n_keys;
+    while (k < t->n_keys && !same_key(&t->keys[k], key))
+        k++;
+    if (k < t->n_keys)
+        return &t->cells[k * MERGE_MAX_COLUMNS];
+    if (t->n_keys == t->cap_keys) {
+        size_t more = t->cap_keys ? 2 * t->cap_keys : 64;
+        struct merge_key *keys = realloc(t->keys, more * sizeof *keys);
+        if (keys != NULL)
+            t->keys = keys;
+        struct merge_cell *cells = keys != NULL ? realloc(t->cells, more * MERGE_MAX_COLUMNS * sizeof *cells)
+                                                : NULL;
+        if (cells == NULL)
+            return NULL;
+        t->cells = cells;
+        t->cap_keys = more;
+    }
+    for (size_t j = 0; j < t->n_keys; j++) { /* the group's first appearance */
+        const struct merge_key *o = &t->keys[j];
+        if (strcmp(o->shape, key->shape) == 0 && strcmp(o->type, key->type) == 0 &&
+            strcmp(o->op, key->op) == 0 && strcmp(o->kernel, key->kernel) == 0 && o->order < order)
+            order = o->order;
+    }
+    t->keys[t->n_keys] = *key;
+    t->keys[t->n_keys].order = order;
+    memset(&t->cells[t->n_keys * MERGE_MAX_COLUMNS], 0, MERGE_MAX_COLUMNS * sizeof *t->cells);
+    return &t->cells[t->n_keys++ * MERGE_MAX_COLUMNS];
+}
+
+static int add_column(struct merge_table *t, int run, const char *device, const char *source,
+                      const char *origin, char *err, size_t cap)
+{
+    if (t->n_columns == MERGE_MAX_COLUMNS) {
+        snprintf(err, cap, "more than %d devices and peers to put side by side", MERGE_MAX_COLUMNS);
+        return -1;
+    }
+    struct merge_column *c = &t->columns[t->n_columns];
+    char name[sizeof c->name];
+    if (strcmp(source, "clfold") == 0)
+        snprintf(name, sizeof name, "%.120s", device);
+    else
+        snprintf(name, sizeof name, "%.60s on %.120s", source, device);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    for (int repeat = 2; ; repeat++) { /* the same device twice (two runs, two selectors): "#2" */
+        size_t other = 0;
+        while (other < t->n_columns && strcmp(t->columns[other].name, c->name) != 0)
+            other++;
+        if (other == t->n_columns)
+            break;
+        snprintf(c->name, sizeof c->name, "%.181s #%d", name, repeat % 1000);
+    }
+    snprintf(c->device, sizeof c->device, "%s", device);
+    snprintf(c->source, sizeof c->source, "%s", source);
+    snprintf(c->origin, sizeof c->origin, "%s", origin);
+    c->run = run;
+    if (run + 1 > t->n_runs)
+        t->n_runs = run + 1;
+    return (int)t->n_columns++;
+}
+
+static void key_of(const struct merge_row *r, const char *kernel, struct merge_key *key)
+{
+    memset(key, 0, sizeof *key);
+    snprintf(key->shape, sizeof key->shape, "%s", r->shape);
+    snprintf(key->type, sizeof key->type, "%s", r->type);
+    snprintf(key->op, sizeof key->op, "%s", r->op);
+    snprintf(key->kernel, sizeof key->kernel, "%s", kernel);
+    key->n = r->n;
+}
+
+/* Puts a peer's row beside each of the device's kernels at its shape, type, operator and size. */
+static int put_peer_row(struct merge_table *t, int column, const struct merge_row *peer,
+                        const struct merge_row *rows, size_t n_rows)
+{
+    struct merge_cell cell = {true, peer->best_ms, peer->gbps, 0};
+    size_t placed = 0;
+    for (size_t i = 0; i < n_rows; i++) {
+        const struct merge_row *r = &rows[i];
+        if (r->kernel == NULL || strcmp(r->shape, peer->shape) != 0 ||
+            strcmp(r->type, peer->type) != 0 || r->n != peer->n)
+            continue;
+        cell.read_gbps = r->read_gbps; /* the read is the device's, whatever the operator */
+        if (strcmp(r->op, peer->op) != 0)
+            continue;
+        struct merge_key key;
+        key_of(peer, r->kernel, &key);
+        struct merge_cell *row = row_of(t, &key);
+        if (row == NULL)
+            return -1;
+        row[column] = cell;
+        placed++;
+    }
+    if (placed == 0) { /* no clfold row of its own: the peer's row stands alone */
+        struct merge_key key;
+        key_of(peer, "-", &key);
+        struct merge_cell *row = row_of(t, &key);
+        if (row == NULL)
+            return -1;
+        row[column] = cell;
+    }
+    return 0;
+}
+
+int merge_add_device(struct merge_table *t, int run, const char *device, const char *origin,
+                     const struct merge_row *rows, size_t n_rows, bool peers, char *err, size_t cap)
+{
+    int own = add_column(t, run, device, "clfold", origin, err, cap);
+    if (own < 0)
+        return -1;
+    for (size_t i = 0; i < n_rows; i++) {
+        const struct merge_row *r = &rows[i];
+        if (r->kernel == NULL)
+            continue;
+        struct merge_key key;
+        key_of(r, r->kernel, &key);
+        struct merge_cell *row = row_of(t, &key);
+        if (row == NULL) {
+            snprintf(err, cap, "out of memory");
+            return -1;
+        }
+        row[own] = (struct merge_cell){true, r->best_ms, r->gbps, r->read_gbps};
+    }
+    for (size_t i = 0; peers && i < n_rows; i++) {
+        const struct merge_row *r = &rows[i];
+        if (r->kernel != NULL)
+            continue;
+        int column = -1; /* the peer's column on this device, made at its first row */
+        for (size_t c = (size_t)own + 1; c < t->n_columns && column < 0; c++)
+            if (strcmp(t->columns[c].source, r->source) == 0)
+                column = (int)c;
+        if (column < 0 && (column = add_column(t, run, device, r->source, origin, err, cap)) < 0)
+            return -1;
+        if (put_peer_row(t, column, r, rows, n_rows) != 0) {
+            snprintf(err, cap, "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static const struct merge_table *sorting; /* qsort has no context argument */
+
+static int compare_rows(const void *a, const void *b)
+{
+    const struct merge_key *x = &sorting->keys[*(const size_t *)a], *y = &sorting->keys[*(const size_t *)b];
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return (x->n > y->n) - (x->n < y->n);
+}
+
+void merge_sort(struct merge_table *t)
+{
+    size_t *index = malloc(t->n_keys * sizeof *index + 1);
+    struct merge_key *keys = malloc(t->n_keys * sizeof *keys + 1);
+    struct merge_cell *cells = malloc(t->n_keys * MERGE_MAX_COLUMNS * sizeof *cells + 1);
+    if (index != NULL && keys != NULL && cells != NULL) {
+        for (size_t k = 0; k < t->n_keys; k++)
+            index[k] = k;
+        sorting = t;
+        qsort(index, t->n_keys, sizeof *index, compare_rows);
+        for (size_t k = 0; k < t->n_keys; k++) {
+            keys[k] = t->keys[index[k]];
+            memcpy(&cells[k * MERGE_MAX_COLUMNS], &t->cells[index[k] * MERGE_MAX_COLUMNS],
+                   MERGE_MAX_COLUMNS * sizeof *cells);
+        }
+        free(t->keys);
+        free(t->cells);
+        t->keys = keys;
+        t->cells = cells;
+        t->cap_keys = t->n_keys;
+        keys = NULL;
+        cells = NULL;
+    }
+    free(index);
+    free(keys);
+    free(cells);
+}
+
+size_t merge_shared_rows(const struct merge_table *t)
+{
+    size_t shared = 0;
+    for (size_t k = 0; k < t->n_keys; k++) {
+        int first_run = -1;
+        bool two = false;
+        for (size_t c = 0; c < t->n_columns && !two; c++) {
+            if (!t->cells[k * MERGE_MAX_COLUMNS + c].present)
+                continue;
+            if (first_run < 0)
+                first_run = t->columns[c].run;
+            two = t->columns[c].run != first_run;
+        }
+        shared += two;
+    }
+    return shared;
+}
+
+/* Whether `name` holds `part`, in any case. */
+static bool holds(const char *name, const char *part)
+{
+    size_t n = strlen(part);
+    for (const char *at = name; n > 0 && *at != '\0'; at++) {
+        size_t i = 0;
+        while (i < n && at[i] != '\0' && tolower((unsigned char)at[i]) == tolower((unsigned char)part[i]))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+/* How many columns hold `name` (clfold's own only, with `own`); the first in *found. */
+static int columns_holding(const struct merge_table *t, const char *name, bool own, int *found)
+{
+    int count = 0;
+    for (size_t c = 0; c < t->n_columns; c++) {
+        if ((own && strcmp(t->columns[c].source, "clfold") != 0) || !holds(t->columns[c].name, name))
+            continue;
+        *found = count == 0 ? (int)c : *found;
+        count++;
+    }
+    return count;
+}
+
+int merge_baseline(const struct merge_table *t, const char *name, char *err, size_t cap)
+{
+    int found = -1;
+    if (name == NULL)
+        return 0;
+    for (size_t c = 0; c < t->n_columns; c++)
+        if (strcmp(t->columns[c].name, name) == 0)
+            return (int)c;
+    /* A part of a name: a device's own column before the peers' beside it ("PEER on DEVICE"). */
+    int count = columns_holding(t, name, true, &found);
+    if (count == 0)
+        count = columns_holding(t, name, false, &found);
+    if (count == 1)
+        return found;
+    if (count == 0)
+        snprintf(err, cap, "--baseline \"%s\" names no column (the columns: %s%s)", name,
+                 t->columns[0].name, t->n_columns > 1 ? ", ..." : "");
+    else
+        snprintf(err, cap, "--baseline \"%s\" names %d columns; give more of one's name", name, count);
+    for (char *c = err; cap > 0 && *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20)
+            *c = '?';
+    return -1;
+}
+
+/* The cell of row k, column c. */
+static const struct merge_cell *cell_at(const struct merge_table *t, size_t k, size_t c)
+{
+    return &t->cells[k * MERGE_MAX_COLUMNS + c];
+}
+
+static double read_percent(const struct merge_cell *cell)
+{
+    return cell->read_gbps > 0 ? 100 * cell->gbps / cell->read_gbps : -1;
+}
+
+/* The cell's GB/s over the baseline's on the same row; -1 where either is missing. */
+static double ratio(const struct merge_table *t, size_t k, size_t c, size_t baseline)
+{
+    const struct merge_cell *cell = cell_at(t, k, c), *base = cell_at(t, k, baseline);
+    return cell->present && base->present && base->gbps > 0 ? cell->gbps / base->gbps : -1;
+}
+
+static void print_table(const struct merge_table *t, size_t baseline)
+{
+    printf("Columns (GB/s of input; %%read: of that device's streaming read; x base: GB/s over the "
+           "baseline's, above 1 is faster):\n");
+    for (size_t c = 0; c < t->n_columns; c++)
+        printf("  %c  %s%s%s%s\n", c < 26 ? 'A' + (int)c : 'a' + (int)(c - 26) % 26, t->columns[c].name,
+               t->columns[c].origin[0] ? "  (" : "", t->columns[c].origin,
+               t->columns[c].origin[0] ? ")" : "");
+    printf("  baseline: %c\n", baseline < 26 ? 'A' + (int)baseline : 'a' + (int)(baseline - 26) % 26);
+    printf("%-7s %-6s %11s %-8s", "type", "op", "n", "kernel");
+    for (size_t c = 0; c < t->n_columns; c++) {
+        char letter = c < 26 ? (char)('A' + c) : (char)('a' + (c - 26) % 26);
+        printf("  %c %7s %6s %7s", letter, "GB/s", "%read", "x base");
+    }
+    printf("\n");
+    for (size_t k = 0; k < t->n_keys; k++) {
+        const struct merge_key *key = &t->keys[k];
+        printf("%-7s %-6s %11.0f %-8s", key->type, key->op, key->n, key->kernel);
+        for (size_t c = 0; c < t->n_columns; c++) {
+            const struct merge_cell *cell = cell_at(t, k, c);
+            double pct = read_percent(cell), x = ratio(t, k, c, baseline);
+            if (!cell->present) {
+                printf("    %7s %6s %7s", "-", "-", "-");
+                continue;
+            }
+            printf("    %7.1f", cell->gbps);
+            if (pct >= 0)
+                printf(" %5.1f%%", pct);
+            else
+                printf(" %6s", "-");
+            if (x >= 0)
+                printf(" %6.2fx", x);
+            else
+                printf(" %7s", "-");
+        }
+        if (strcmp(key->shape, "whole") != 0)
+            printf("  %s", key->shape);
+        printf("\n");
+    }
+}
+
+/* A CSV field in quotes, quotes doubled. */
+static void csv_text(const char *text)
+{
+    putchar('"');
+    for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '"')
+            putchar('"');
+        putchar((unsigned char)*c < 0x20 ? ' ' : *c);
+    }
+    putchar('"');
+}
+
+static void print_csv(const struct merge_table *t, size_t baseline)
+{
+    printf("shape,type,op,n,kernel,column,device,source,origin,best_ms,gbps,read_percent,ratio,baseline\n");
+    for (size_t k = 0; k < t->n_keys; k++) {
+        const struct merge_key *key = &t->keys[k];
+        for (size_t c = 0; c < t->n_columns; c++) {
+            const struct merge_cell *cell = cell_at(t, k, c);
+            const struct merge_column *col = &t->columns[c];
+            double pct = read_percent(cell), x = ratio(t, k, c, baseline);
+            if (!cell->present)
+                continue;
+            csv_text(key->shape);
+            printf(",%s,%s,%.0f,%s,", key->type, key->op, key->n, key->kernel);
+            csv_text(col->name);
+            putchar(',');
+            csv_text(col->device);
+            putchar(',');
+            csv_text(col->source);
+            putchar(',');
+            csv_text(col->origin);
+            printf(",%.6f,%.3f,", cell->best_ms, cell->gbps);
+            if (pct >= 0)
+                printf("%.2f", pct);
+            putchar(',');
+            if (x >= 0)
+                printf("%.4f", x);
+            printf(",");
+            csv_text(t->columns[baseline].name);
+            printf("\n");
+        }
+    }
+}
+
+static void print_json(const struct merge_table *t, size_t baseline)
+{
+    printf("{\"schema\": {\"name\": \"clfold-compare\", \"version\": 1}, \"baseline\": ");
+    json_string(stdout, t->columns[baseline].name);
+    printf(", \"columns\": [");
+    for (size_t c = 0; c < t->n_columns; c++) {
+        const struct merge_column *col = &t->columns[c];
+        printf("%s\n  {\"name\": ", c ? "," : "");
+        json_string(stdout, col->name);
+        printf(", \"device\": ");
+        json_string(stdout, col->device);
+        printf(", \"source\": ");
+        json_string(stdout, col->source);
+        printf(", \"origin\": ");
+        json_string(stdout, col->origin);
+        printf("}");
+    }
+    printf("\n], \"rows\": [");
+    for (size_t k = 0; k < t->n_keys; k++) {
+        const struct merge_key *key = &t->keys[k];
+        bool first = true;
+        printf("%s\n  {\"shape\": ", k ? "," : "");
+        json_string(stdout, key->shape);
+        printf(", \"type\": ");
+        json_string(stdout, key->type);
+        printf(", \"op\": ");
+        json_string(stdout, key->op);
+        printf(", \"n\": %.0f, \"kernel\": ", key->n);
+        json_string(stdout, key->kernel);
+        printf(", \"cells\": [");
+        for (size_t c = 0; c < t->n_columns; c++) {
+            const struct merge_cell *cell = cell_at(t, k, c);
+            double pct = read_percent(cell), x = ratio(t, k, c, baseline);
+            if (!cell->present)
+                continue;
+            printf("%s{\"column\": ", first ? "" : ", ");
+            json_string(stdout, t->columns[c].name);
+            printf(", \"best_ms\": %.6f, \"gbps\": %.3f", cell->best_ms, cell->gbps);
+            if (pct >= 0)
+                printf(", \"read_percent\": %.2f", pct);
+            if (x >= 0)
+                printf(", \"ratio\": %.4f", x);
+            printf("}");
+            first = false;
+        }
+        printf("]}");
+    }
+    printf("\n]}\n");
+}
+
+void merge_print(const struct merge_table *t, size_t baseline, enum cli_format format)
+{
+    if (format == FORMAT_JSON)
+        print_json(t, baseline);
+    else if (format == FORMAT_CSV)
+        print_csv(t, baseline);
+    else
+        print_table(t, baseline);
+}
+
+int merge_plot(const struct merge_table *t, const char *path, const char *title)
+{
+    struct plot_series *series = calloc(PLOT_MAX_SERIES, sizeof *series);
+    size_t count = 0;
+    if (series == NULL) {
+        cli_error("--plot: out of memory");
+        return -1;
+    }
+    bool several = false; /* more than one (shape, type, op, kernel): the lines say which */
+    for (size_t k = 0; k < t->n_keys && !several; k++)
+        several = t->keys[k].order != t->keys[0].order;
+    for (size_t c = 0; c < t->n_columns; c++) {
+        for (size_t k = 0; k < t->n_keys && count < PLOT_MAX_SERIES; k++) {
+            const struct merge_key *key = &t->keys[k];
+            if (k > 0 && t->keys[k - 1].order == key->order)
+                continue; /* rows are sorted: a group's rows are together, from its first */
+            struct plot_series *s = &series[count];
+            for (size_t j = k; j < t->n_keys && t->keys[j].order == key->order; j++)
+                if (cell_at(t, j, c)->present)
+                    plot_point(s, t->keys[j].n, cell_at(t, j, c)->gbps);
+            if (s->n == 0)
+                continue;
+            if (several)
+                snprintf(s->title, sizeof s->title, "%.120s: %s %s %s", t->columns[c].name, key->type,
+                         key->op, key->kernel);
+            else
+                snprintf(s->title, sizeof s->title, "%s", t->columns[c].name);
+            count++;
+        }
+    }
+    int status = plot_draw(path, title, series, count);
+    free(series);
+    return status;
+}
+
+void merge_release(struct merge_table *t)
+{
+    free(t->keys);
+    free(t->cells);
+    t->keys = NULL;
+    t->cells = NULL;
+    t->n_keys = t->cap_keys = 0;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# test_compare.sh CLFOLD: `clfold compare` of saved bench runs
+# (docs/bench-format.md): two runs whose devices have different names (the
+# second a copy of the first with its device renamed, as from another
+# machine) merge into one table, CSV and JSON with a column each and the
+# ratio to --baseline; --plot draws a PNG where gnuplot is installed and says
+# what is missing where it is not; and every bad input is exit status 2 with
+# one line on stderr: not JSON, another schema or version, no shared rows,
+# a baseline that names no column.
+set -u
+clfold=$1
+. "$(dirname "$0")/cli_checks.sh"
+
+cat >"$work/peer.sh" <<'SH'
+#!/bin/sh
+shift
+for n in "$@"; do echo "{\"peer\": \"fake\", \"type\": \"float\", \"n\": $n, \"best_ms\": 1.5, \"median_ms\": 2.0}"; done
+SH
+chmod +x "$work/peer.sh"
+expect_status 0 "$clfold" bench --sizes 1000,4099 -t float -k auto,k3 --peer "$work/peer.sh" --format json
+cp "$work/out" "$work/a.json"
+# The same run from "another machine": its device renamed.
+python3 - "$work/a.json" "$work/b.json" <<'PY' || fail "cannot make the second run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["devices"][0]["name"] = "Renamed Device 9000"
+d["host"]["hostname"] = "elsewhere"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+
+# The table: four columns (two devices, a peer on each), a row per (type, op, n, kernel).
+expect_status 0 "$clfold" compare "$work/a.json" "$work/b.json" --baseline renamed
+grep -Fq '  C  Renamed Device 9000  (' "$work/out" && grep -Fq '  D  fake on Renamed Device 9000' "$work/out" &&
+    grep -q '^  baseline: C$' "$work/out" ||
+    fail "compare: columns or baseline missing: $(cat "$work/out")"
+[ "$(grep -Ec '^float +sum +(1000|4099) +(auto|k3) ' "$work/out")" -eq 4 ] ||
+    fail "compare: not 4 rows: $(cat "$work/out")"
+expect_status 0 "$clfold" compare "$work/a.json" "$work/b.json" --baseline "Renamed Device 9000" --format json
+python3 - "$work/out" <<'PY' || fail "compare --format json: $(head -c 800 "$work/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == {"name": "clfold-compare", "version": 1} and d["baseline"] == "Renamed Device 9000"
+names = [c["name"] for c in d["columns"]]
+assert len(names) == 4 and names[2] == "Renamed Device 9000" and names[3] == "fake on Renamed Device 9000", names
+assert len(d["rows"]) == 4, d["rows"]
+for row in d["rows"]:
+    cells = {c["column"]: c for c in row["cells"]}
+    assert len(cells) == 4, row
+    own, copy = cells[names[0]], cells[names[2]]
+    assert own["gbps"] == copy["gbps"] and abs(own["ratio"] - 1) < 1e-9 and copy["ratio"] == 1, row
+    assert "read_percent" in own and cells[names[3]]["best_ms"] == 1.5, row
+PY
+expect_status 0 "$clfold" compare "$work/a.json" "$work/b.json" --format csv
+head -1 "$work/out" | grep -q '^shape,type,op,n,kernel,column,device,source,origin,best_ms,gbps,read_percent,ratio,baseline$' &&
+    [ "$(grep -c '^"whole",float,sum,' "$work/out")" -eq 16 ] ||
+    fail "compare --format csv: $(cat "$work/out")"
+# A run on its own is a table too.
+expect_status 0 "$clfold" compare "$work/a.json"
+
+# --plot: a PNG where gnuplot is, and one line saying what is missing where it is not.
+if command -v gnuplot >/dev/null 2>&1; then
+    expect_status 0 "$clfold" compare "$work/a.json" "$work/b.json" --plot "$work/compare.png"
+    [ "$(head -c 4 "$work/compare.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "compare --plot wrote no PNG"
+    # A saved run drawn by bench/plot_json.py, the new document's first device.
+    python3 "$(dirname "$0")/../bench/plot_json.py" "$work/a.json" "$work/saved.png" &&
+        [ "$(head -c 4 "$work/saved.png" | od -An -c | tr -d ' ')" = "211PNG" ] && ok ||
+        fail "plot_json.py drew no PNG from a bench document"
+else
+    echo "note: no gnuplot: compare --plot's PNG is not checked"
+fi
+mkdir "$work/bin"
+ln -s "$(command -v sh)" "$work/bin/sh"
+expect_status 1 env PATH="$work/bin" "$clfold" compare "$work/a.json" --plot "$work/none.png"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q 'gnuplot is not installed.*gnuplot-nox' "$work/err" &&
+    [ ! -e "$work/none.png" ] && grep -q '^float ' "$work/out" ||
+    fail "compare --plot without gnuplot: $(cat "$work/err")"
+
+# Bad input: exit 2, one line on stderr, nothing on stdout.
+printf 'type,n\nfloat,10\n' >"$work/not.json"
+expect_usage_error "$clfold" compare "$work/a.json" "$work/not.json"
+expect_message 'not\.json: not JSON: line 1, column 1'
+head -c 300 "$work/a.json" >"$work/cut.json"
+expect_usage_error "$clfold" compare "$work/cut.json"
+sed 's/"version": 1/"version": 2/' "$work/a.json" >"$work/v2.json"
+expect_usage_error "$clfold" compare "$work/a.json" "$work/v2.json"
+expect_message 'schema "clfold-bench" version 2 is not one this clfold reads'
+echo '{"format_version": 1, "device": {}, "results": []}' >"$work/old.json"
+expect_usage_error "$clfold" compare "$work/old.json"
+expect_message 'no "schema"'
+expect_status 0 "$clfold" bench --sizes 2000 -t int8 --format json
+cp "$work/out" "$work/other.json"
+expect_usage_error "$clfold" compare "$work/a.json" "$work/other.json"
+expect_message 'share no rows'
+expect_usage_error "$clfold" compare "$work/a.json" "$work/b.json" --baseline no-such-column
+expect_usage_error "$clfold" compare "$work/a.json" "$work/b.json" --baseline "fake on"
+expect_usage_error "$clfold" compare "$work/no-such-file.json"
+expect_usage_error "$clfold" compare
+expect_usage_error "$clfold" compare "$work/a.json" -d 0:0
+
+finish test_compare
