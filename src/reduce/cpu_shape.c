@@ -92,13 +92,17 @@ const char *cpu_source(const struct build_config *config)
     return config->acc.arg ? "reduce/cpu_arg.cl" : "reduce/cpu.cl";
 }
 
-/* What a lane holds: 32-bit sums of small integers, an exact sum's doubles, an arg's 64-bit keys. */
+/*
+ * What a lane holds: 32-bit sums of small integers, an exact sum's doubles,
+ * an arg's keys (cpu_arg.cl: 32 bits for elements of 32 bits or less).
+ */
 static const struct type_info *lane_type(const struct build_config *config, bool small_int_sum)
 {
     clfold_type lane = small_int_sum     ? CLFOLD_INT32
                      : config->acc.exact ? CLFOLD_DOUBLE
-                     : config->acc.arg   ? CLFOLD_UINT64
-                                         : config->acc.scalar;
+                     : !config->acc.arg  ? config->acc.scalar
+                     : type_info(config->in)->size <= 4 ? CLFOLD_UINT32
+                                                        : CLFOLD_UINT64;
     return type_info(lane);
 }
 
