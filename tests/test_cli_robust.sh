@@ -267,9 +267,10 @@ expect_fault clGetDeviceIDs            1   1    "$context clGetDeviceIDs $oom"
 expect_fault clCreateContext           1   1    "$context clCreateContext $oom"
 expect_fault clCreateCommandQueue      1   1    "$context clCreateCommandQueue $oom"
 expect_fault clGetDeviceInfo           1   1    "$context CL_DEVICE_NAME $oom"
-expect_fault clGetDeviceInfo           2   1    "$context CL_DEVICE_TYPE $oom"
-expect_fault clGetDeviceInfo           13  1    "$context CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE $oom"
-expect_fault clGetDeviceInfo           15  1    "$context CL_DEVICE_EXTENSIONS $oom"
+expect_fault clGetDeviceInfo           2   1    "$context CL_DEVICE_VENDOR $oom"
+expect_fault clGetDeviceInfo           3   1    "$context CL_DEVICE_TYPE $oom"
+expect_fault clGetDeviceInfo           14  1    "$context CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE $oom"
+expect_fault clGetDeviceInfo           16  1    "$context CL_DEVICE_EXTENSIONS $oom"
 expect_fault clGetCommandQueueInfo     1   1    "$context CL_QUEUE_PROPERTIES $oom"
 expect_fault clCreateBuffer            1   1    'reduce: clCreateBuffer \(input\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3
 expect_fault clCreateBuffer            2   1    'reduce: clCreateBuffer \(result\) failed: CL_MEM_OBJECT_ALLOCATION_FAILURE$' -k k3

@@ -537,14 +537,17 @@ inline ACC_T fold_chunk(__global const IN_T *in, ulong offset, size_t begin, siz
 
 /*
  * Work-item w folds elements [w * chunk, min(n, (w + 1) * chunk)) of
- * in[offset ..].
+ * in[offset ..]. A work-item past the array folds nothing: the host
+ * launches none, but llvmpipe runs a group of one in 8 lanes whose empty
+ * ones still loop, and end - begin wrapped round there
+ * (tests/known-bugs/rusticl_loop_budget.py).
  */
 __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
                          ulong at, uint finish, ulong chunk)
 {
     const size_t w = get_global_id(0);
-    const size_t begin = w * chunk;
-    const size_t end = min((size_t)n, begin + (size_t)chunk);
+    const size_t end = min((size_t)n, (w + 1) * (size_t)chunk);
+    const size_t begin = min(w * (size_t)chunk, end);
     write_value(out, at, w, finish, fold_chunk(in, offset, begin, end));
 }
 

@@ -142,6 +142,22 @@ static bool has_extension(const char *extensions, const char *name)
 }
 
 /*
+ * Mesa's llvmpipe (under rusticl or Clover) compiles kernels with gallivm,
+ * which ends every loop of a kernel once they have taken 65535 back edges
+ * together (LP_MAX_TGSI_LOOP_ITERATIONS, one budget per 8-lane batch of
+ * work-items, not per loop), and runs a work-group of one work-item in 8
+ * lanes whose empty lanes still drive the loops. The CPU shape's work-items
+ * loop over long chunks (131072 int32 values spent it) and, once it is
+ * spent, every later loop runs once: fold_chunk's pairwise fold stopped,
+ * and its sums came out short (tests/known-bugs/rusticl_loop_budget.py).
+ * The GPU shape's work-items loop a few rounds each, so llvmpipe takes it.
+ */
+static bool has_loop_budget(const char *vendor, const char *name)
+{
+    return contains_nocase(vendor, "mesa") && contains_nocase(name, "llvmpipe");
+}
+
+/*
  * Inline PTX is NVIDIA's: only its OpenCL compiler emits PTX, and only its
  * devices report cl_nv_device_attribute_query.
  * shfl.sync is a promise only NVIDIA makes: lanes of 32, synchronised by the
@@ -170,8 +186,10 @@ clfold_status device_read_caps(clfold_context *ctx)
     cl_device_type type = 0;
     cl_command_queue_properties queue_props = 0;
     cl_device_fp_config float_config = 0;
+    char vendor[256];
 
     GET_INFO(CL_DEVICE_NAME, caps->name);
+    GET_INFO(CL_DEVICE_VENDOR, vendor);
     GET_INFO(CL_DEVICE_TYPE, type);
     GET_INFO(CL_DEVICE_MAX_COMPUTE_UNITS, caps->compute_units);
     GET_INFO(CL_DEVICE_MAX_WORK_GROUP_SIZE, caps->max_work_group_size);
@@ -202,6 +220,7 @@ clfold_status device_read_caps(clfold_context *ctx)
                                    &queue_props, NULL),
              "CL_QUEUE_PROPERTIES");
     caps->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    caps->cpu_shape = caps->is_cpu && !has_loop_budget(vendor, caps->name);
     caps->has_fp64 = has_extension(extensions, "cl_khr_fp64");
     caps->has_int64_base_atomics = has_extension(extensions, "cl_khr_int64_base_atomics");
     caps->has_int64_extended_atomics = has_extension(extensions, "cl_khr_int64_extended_atomics");

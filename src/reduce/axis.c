@@ -81,7 +81,7 @@ static unsigned log2_of(size_t power) /* of a power of two */
 static bool cpu_shaped(const clfold_context *ctx)
 {
     if (ctx->settings.shape == AUTO_SHAPE_OF_DEVICE)
-        return ctx->caps.is_cpu;
+        return ctx->caps.cpu_shape;
     return ctx->settings.shape == AUTO_SHAPE_CPU;
 }
 

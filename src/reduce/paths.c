@@ -40,7 +40,7 @@ const struct reduce_path *path_choose(const clfold_context *ctx)
     if (ctx->kernel != CLFOLD_AUTO)
         return &LADDER[ctx->kernel];
     /* CLFOLD_AUTO_SHAPE=cpu|gpu forces a shape: how CI tests both on one device. */
-    bool cpu = ctx->settings.shape == AUTO_SHAPE_OF_DEVICE ? ctx->caps.is_cpu
+    bool cpu = ctx->settings.shape == AUTO_SHAPE_OF_DEVICE ? ctx->caps.cpu_shape
                                                            : ctx->settings.shape == AUTO_SHAPE_CPU;
     return cpu ? &CPU_SHAPE : &GPU_SHAPE;
 }
