@@ -11,8 +11,14 @@
  * With --exact, instead, exact sums (CLFOLD_ACCURACY_EXACT) of double, float
  * and half on n in {1000, 37, 1} with blocks {1, 4, 32}: their states are
  * the largest partial values, so they run in a process of their own.
+ * With --arg, argmin and argmax (float, half, int8, uint64, double) on the
+ * same sizes and blocks as the first, from offsets 0 and 3, on data with
+ * the extreme twice and, for floats, signed zeros and a NaN past the
+ * first 300; the atomic kernel must refuse them. Their (key, index) pairs
+ * take 16 bytes, more than any other case's partial values: a process of
+ * their own too.
  *
- * Usage: oclgrind_driver [--exact] [--kernel NAME | NAME]...   (default: all eight)
+ * Usage: oclgrind_driver [--exact | --arg] [--kernel NAME | NAME]...   (default: all eight)
  */
 #include "util.h"
 
@@ -134,17 +140,87 @@ static void run_exact(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
     }
 }
 
+/* Argmin and argmax: the first least or greatest element wins, and the first NaN. */
+static const struct {
+    clfold_type type;
+    clfold_op op;
+} ARG_CASES[] = {{CLFOLD_FLOAT, CLFOLD_ARGMIN}, {CLFOLD_HALF, CLFOLD_ARGMAX},
+                 {CLFOLD_INT8, CLFOLD_ARGMAX},  {CLFOLD_UINT64, CLFOLD_ARGMIN},
+                 {CLFOLD_DOUBLE, CLFOLD_ARGMAX}};
+
+/*
+ * Random data with the extreme (beyond the data: -2 or 2 for floats, 0 for
+ * uint64; int8's random bits hold -128 and 127 many times) at elements 20
+ * and 250 of each offset's range; floats with -0 and +0 and a NaN at
+ * element 600. The NaN is positive: Oclgrind 21.10 takes a half's negative
+ * NaN or -inf for a number in gpu.cl's half_bits_to_float (clang switches
+ * on the exponent as an i5, and Oclgrind keeps the sign bit in its bit 5).
+ */
+static void fill_arg(void *data, size_t n, clfold_type type, clfold_op op, test_rng *rng)
+{
+    double extreme = op == CLFOLD_ARGMIN ? -2.0 : 2.0;
+    if (type_is_float(type))
+        fill_unit(data, n, type, rng);
+    else
+        fill_integers(data, n, type, CLFOLD_SUM, rng);
+    for (size_t offset = 0; offset <= 3 && type != CLFOLD_INT8; offset += 3) {
+        store_element(data, offset + 20, type, 0, extreme);
+        store_element(data, offset + 250, type, 0, extreme);
+    }
+    if (!type_is_float(type))
+        return;
+    store_element(data, 5, type, 0, -0.0);
+    store_element(data, 7, type, 0, 0.0);
+    store_element(data, 600, type, 0, NAN);
+}
+
+static void run_arg(clfold_context *ctx, clfold_kernel kernel, test_rng *rng)
+{
+    const size_t blocks[] = {1, 4, 32, 64, 128};
+    const size_t sizes[] = {1000, 300, 37, 1};
+    uint64_t data[1003];
+    cl_int err;
+    for (size_t c = 0; c < sizeof ARG_CASES / sizeof ARG_CASES[0]; c++) {
+        clfold_type type = ARG_CASES[c].type;
+        clfold_op op = ARG_CASES[c].op;
+        if (type == CLFOLD_DOUBLE && !test_device_has_fp64(clfold_device(ctx)))
+            continue;
+        fill_arg(data, 1003, type, op, rng);
+        cl_mem buffer = clCreateBuffer(clfold_cl_context(ctx),
+                                       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof data, data,
+                                       &err);
+        EXPECT(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+        for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+            EXPECT_STATUS(ctx, clfold_set_kernel(ctx, kernel, blocks[b]), CLFOLD_SUCCESS);
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                int64_t index = 0;
+                if (kernel == CLFOLD_ATOMIC) {
+                    EXPECT_STATUS(ctx, clfold_reduce_buffer(ctx, buffer, 0, sizes[s], type, op,
+                                                            &index),
+                                  CLFOLD_ERROR_UNSUPPORTED);
+                    continue;
+                }
+                check_reduction(ctx, buffer, data, 0, sizes[s], type, op, kernel, blocks[b]);
+                check_reduction(ctx, buffer, data, 3, sizes[s], type, op, kernel, blocks[b]);
+            }
+        }
+        clReleaseMemObject(buffer);
+    }
+}
+
 int main(int argc, char **argv)
 {
     clfold_kernel chosen[N_KERNELS];
     size_t n_chosen = 0;
     test_rng rng = {UINT64_C(0x6772696e64)};
-    bool exact = false;
+    bool exact = false, arg = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--exact") == 0) {
             exact = true;
+        } else if (strcmp(argv[i], "--arg") == 0) {
+            arg = true;
         } else if (!take_kernel_arg(argc, argv, &i, chosen, &n_chosen, N_KERNELS)) {
-            fprintf(stderr, "usage: %s [--exact] [--kernel NAME | NAME]...\n", argv[0]);
+            fprintf(stderr, "usage: %s [--exact | --arg] [--kernel NAME | NAME]...\n", argv[0]);
             return 2;
         }
     }
@@ -158,6 +234,10 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < n_chosen; k++) {
         if (exact) {
             run_exact(ctx, chosen[k], &rng);
+            continue;
+        }
+        if (arg) {
+            run_arg(ctx, chosen[k], &rng);
             continue;
         }
         run_kernel(ctx, chosen[k], &rng);
