@@ -568,7 +568,8 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
 #define VECTOR_COMBINE(a, b) lanes_fold((a), (b))
 #endif
 
-inline ACC_T fold_short(__global const IN_T *in, ulong offset, size_t begin, size_t end)
+/* A short row's vectors, folded in turn into one vector (PAD's for an empty row). */
+inline VACC_T short_lanes(__global const IN_T *in, ulong offset, size_t begin, size_t end)
 {
     VACC_T sum = (VACC_T)(PAD);
     for (size_t i = begin; i < end; i += VEC) {
@@ -583,12 +584,55 @@ inline ACC_T fold_short(__global const IN_T *in, ulong offset, size_t begin, siz
         }
         sum = i == begin ? x : VECTOR_COMBINE(sum, x);
     }
+    return sum;
+}
+
+inline ACC_T fold_short(__global const IN_T *in, ulong offset, size_t begin, size_t end)
+{
     ACC_T values[VEC];
-    VSTORE(sum, 0, values);
+    VSTORE(short_lanes(in, offset, begin, end), 0, values);
     for (int stride = 1; stride < VEC; stride *= 2)
         for (int j = 0; j + stride < VEC; j += 2 * stride)
             values[j] = combine(values[j], values[j + stride]);
     return values[0];
+}
+
+/*
+ * VEC rows' lanes at once: lane j of the result is row j's lanes folded
+ * pairwise, as fold_short folds them (lanes 2k and 2k + 1 first, then those
+ * pairs' pairs), so the bits are fold_short's. Each level takes a pair of
+ * vectors' even and odd lanes (shuffle2 with constant masks: swizzles
+ * into a vector literal made Oclgrind 21.10 report uninitialized values) and combines them, halving the vectors: VEC - 1 vector steps
+ * for VEC rows, where fold_short takes VEC - 1 scalar steps through memory
+ * for each row.
+ */
+/* shuffle2's mask: unsigned lanes of the accumulator's width. */
+#if ACC_SIZE == 8
+#define MASK_T ulong
+#elif ACC_SIZE == 4
+#define MASK_T uint
+#elif ACC_SIZE == 2
+#define MASK_T ushort
+#else
+#define MASK_T uchar
+#endif
+#define EVENS2 (0, 2)
+#define EVENS4 (0, 2, 4, 6)
+#define EVENS8 (0, 2, 4, 6, 8, 10, 12, 14)
+#define EVENS16 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+#define EVENS_MASK ((CONCAT(MASK_T, VEC))CONCAT(EVENS, VEC))
+#define EVENS(a, b) shuffle2((a), (b), EVENS_MASK)
+#define ODDS(a, b) shuffle2((a), (b), EVENS_MASK + (MASK_T)1)
+
+inline VACC_T fold_transposed(VACC_T *rows)
+{
+#pragma unroll
+    for (int n = VEC / 2; n >= 1; n /= 2)
+#pragma unroll
+        for (int k = 0; k < n; k++)
+            rows[k] = VECTOR_COMBINE(EVENS(rows[2 * k], rows[2 * k + 1]),
+                                     ODDS(rows[2 * k], rows[2 * k + 1]));
+    return rows[0];
 }
 #endif
 
@@ -605,7 +649,30 @@ __kernel void reduce_cpu_rows(__global const IN_T *in, ulong offset, ulong n,
 {
     const ulong first = get_global_id(0) * per_group;
     const ulong stop = min(first + per_group, rows << piece_shift);
-    for (ulong v = first; v < stop; v++) {
+    ulong v = first;
+#if SHORT_ROWS
+    /* VEC pieces at a time: the short ones' lanes folded together, a long one on its own. */
+    for (; v + VEC <= stop; v += VEC) {
+        VACC_T lanes[VEC];
+        uint long_pieces = 0;
+        for (int k = 0; k < VEC; k++) {
+            const ulong2 span = piece_span(v + k, n, cols, pitch, piece_shift, bounds);
+            if (span.y - span.x <= SHORT_ROW) {
+                lanes[k] = short_lanes(in, offset, span.x, span.y);
+            } else {
+                write_result(out, at, v + k, finish, fold_chunk(in, offset, span.x, span.y));
+                lanes[k] = (VACC_T)(PAD);
+                long_pieces |= 1u << k;
+            }
+        }
+        ACC_T values[VEC];
+        VSTORE(fold_transposed(lanes), 0, values);
+        for (int k = 0; k < VEC; k++)
+            if (!((long_pieces >> k) & 1))
+                write_result(out, at, v + k, finish, values[k]);
+    }
+#endif
+    for (; v < stop; v++) {
         const ulong2 span = piece_span(v, n, cols, pitch, piece_shift, bounds);
 #if SHORT_ROWS
         if (span.y - span.x <= SHORT_ROW) {
@@ -646,16 +713,19 @@ __kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
     if (col + VEC * COL_VECTORS <= cols) {
         ulong r = first;
         for (ulong k = 0; r + SUM_BLOCK <= stop; r += SUM_BLOCK, k++) {
+#pragma unroll
             for (int v = 0; v < COL_VECTORS; v++)
                 acc[v] = lanes_fold(acc[v], block_sum(in, offset + r * pitch + col + v * VEC,
                                                       pitch));
 #if COMPENSATED_LANES
             if (k % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
+#pragma unroll
                 for (int v = 0; v < COL_VECTORS; v++)
                     acc[v] = lanes_renormalize(acc[v]);
 #endif
         }
         for (; r < stop; r++)
+#pragma unroll
             for (int v = 0; v < COL_VECTORS; v++)
                 acc[v] = lanes_fold(acc[v], load_vector(in, offset + r * pitch + col + v * VEC));
     } else {
