@@ -164,7 +164,7 @@ static void short_rows_shape(const struct axis_request *request, struct axis_sha
 {
     size_t vec = shape->vec, span = vec * shape->team;
     if (request->bounds != NULL || shape->pieces != 1 || vec < 2 || request->offset % vec != 0 ||
-        request->pitch % vec != 0 || request->cols % span != 0 ||
+        request->pitch % vec != 0 || request->cols == 0 || request->cols % span != 0 ||
         request->cols / span > SHORT_ROW_LOADS)
         return;
     shape->row_vectors = (unsigned)(request->cols / span);
