@@ -279,8 +279,11 @@ static int add_device(struct bench_run *run, const char *selector, size_t length
     struct bench_device *device = &run->devices[run->n_devices];
     memset(device, 0, sizeof *device);
     snprintf(device->selector, sizeof device->selector, "%.*s", (int)length, selector);
-    snprintf(device->summary.name, sizeof device->summary.name, "%s",
-             length > 0 ? device->selector : "default device");
+    /* From the caller's text, not device->selector: gcc's -Wrestrict sees one object. */
+    if (length > 0)
+        snprintf(device->summary.name, sizeof device->summary.name, "%.*s", (int)length, selector);
+    else
+        snprintf(device->summary.name, sizeof device->summary.name, "default device");
     device->summary.type = "other";
     device->results = calloc(1, sizeof *device->results);
     if (device->results == NULL)
