@@ -943,6 +943,24 @@ inline run_t run_fold(run_t run, ACC_T x) { return combine(run, x); }
 inline ACC_T run_value(run_t run) { return run; }
 #endif
 
+/*
+ * Element offset + i of the input, or the identity where i is past n: the
+ * ladder's loads. An if, not ?: (`i < n ? load_in(...) : IDENTITY`), whose
+ * identity Mesa 22.3.6's llvmpipe turns to 0 for signed chars
+ * (tests/known-bugs/rusticl_char_select.py: the ladder's int8 min, max and
+ * and came out 0 there). The value is a private one before it goes to
+ * local memory: stored straight from the conditional, an exact state
+ * compiled to a global-to-local memmove, which Oclgrind 21.10's
+ * --uninitialized cannot follow ("Unsupported intrinsic llvm.memmove").
+ */
+inline ACC_T load_or_identity(__global const IN_T *in, ulong offset, ulong n, size_t i)
+{
+    ACC_T value = IDENTITY;
+    if (i < n)
+        value = load_in(in, offset + i);
+    return value;
+}
+
 /* Element i of the input as a run takes it (TO_RUN): load_in's value, a double, or a factor. */
 #if ACC_SCALED && !IN_IS_ACC && IN_HALF
 #define load_run(in, i) vload_half((i), (in))

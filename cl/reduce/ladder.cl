@@ -12,18 +12,6 @@
  * relaunches the kernel over the partial values until one is left.
  */
 
-/*
- * Element i of in[offset ..], or the identity past the end n, as a private
- * value: the conditional stored straight into local memory compiled to a
- * global-to-local memmove for exact states, which Oclgrind 21.10's
- * --uninitialized cannot follow ("Unsupported intrinsic llvm.memmove").
- */
-inline ACC_T load_leaf(__global const IN_T *in, ulong offset, ulong n, size_t i)
-{
-    const ACC_T value = i < n ? load_in(in, offset + i) : IDENTITY;
-    return value;
-}
-
 /* K1: interleaved addressing; `tid % (2*s)` makes the branch divergent. */
 __kernel void reduce_k1(__global const IN_T *in, ulong offset, ulong n,
                         __global uchar *out, ulong at, uint finish,
@@ -33,7 +21,7 @@ __kernel void reduce_k1(__global const IN_T *in, ulong offset, ulong n,
     const uint block = get_local_size(0);
     const size_t i = get_global_id(0);
 
-    const uint live = store_leaf(sdata, tid, block, load_leaf(in, offset, n, i));
+    const uint live = store_leaf(sdata, tid, block, load_or_identity(in, offset, n, i));
     for (uint s = 1; s < live; s *= 2) {
         if (tid % (2 * s) == 0 && IN_TREE(tid, live))
             sdata[tid] = combine(sdata[tid], sdata[tid + s]);
@@ -52,7 +40,7 @@ __kernel void reduce_k2(__global const IN_T *in, ulong offset, ulong n,
     const uint block = get_local_size(0);
     const size_t i = get_global_id(0);
 
-    const uint live = store_leaf(sdata, tid, block, load_leaf(in, offset, n, i));
+    const uint live = store_leaf(sdata, tid, block, load_or_identity(in, offset, n, i));
     for (uint s = 1; s < live; s *= 2) {
         const uint index = 2 * s * tid;
         if (index < live)
@@ -81,7 +69,7 @@ inline ACC_T fold_sequential(__local ACC_T *sdata, uint tid, uint block)
 inline ACC_T load_pair(__global const IN_T *in, ulong offset, ulong n, uint block)
 {
     const size_t i = get_group_id(0) * (size_t)block * 2 + get_local_id(0);
-    ACC_T value = i < n ? load_in(in, offset + i) : IDENTITY;
+    ACC_T value = load_or_identity(in, offset, n, i);
     if (i + block < n)
         value = combine(value, load_in(in, offset + i + block));
     return value;
@@ -95,7 +83,8 @@ __kernel void reduce_k3(__global const IN_T *in, ulong offset, ulong n,
     const uint tid = get_local_id(0);
     const size_t i = get_global_id(0);
 
-    const uint live = store_leaf(sdata, tid, get_local_size(0), load_leaf(in, offset, n, i));
+    const uint live =
+        store_leaf(sdata, tid, get_local_size(0), load_or_identity(in, offset, n, i));
     const ACC_T value = fold_sequential(sdata, tid, live);
     if (tid == 0)
         write_value(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));

@@ -18,7 +18,7 @@ void reduce_k6(__global const IN_T *in, ulong offset, ulong n, __global uchar *o
     const uint tid = get_local_id(0);
     const size_t i = get_group_id(0) * (size_t)(2 * BLOCK_SIZE) + tid;
 
-    ACC_T value = i < n ? load_in(in, offset + i) : IDENTITY;
+    ACC_T value = load_or_identity(in, offset, n, i);
     if (i + BLOCK_SIZE < n)
         value = combine(value, load_in(in, offset + i + BLOCK_SIZE));
     value = fold_tree(sdata, tid, store_leaf(sdata, tid, BLOCK_SIZE, value));
