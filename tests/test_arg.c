@@ -1087,18 +1087,6 @@ static void check_segments(const cl_ulong *bounds, size_t segments, size_t count
     free(got);
 }
 
-/* Power-law lengths: 1 to about 2^17 (P(length > x) ~ 1/x), a tenth empty. */
-static size_t power_law(cl_ulong *bounds, size_t segments, cl_ulong start, test_rng *rng)
-{
-    bounds[0] = start;
-    for (size_t s = 0; s < segments; s++) {
-        double u = (double)(rng_next(rng) >> 11) * 0x1p-53;
-        size_t length = rng_below(rng, 10) == 0 ? 0 : (size_t)(1.0 / (u + 1.0 / 131072.0));
-        bounds[s + 1] = bounds[s] + length;
-    }
-    return (size_t)bounds[segments];
-}
-
 /*
  * The non-blocking form clamps: a segment past `count` reads only below it
  * (the guards after it would win), one whose end lies before its start is

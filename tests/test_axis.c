@@ -283,18 +283,6 @@ static void check_segments(const cl_ulong *bounds, size_t segments, size_t count
     free(again);
 }
 
-/* Power-law lengths: 1 to about 2^17 (P(length > x) ~ 1/x), with empty ones among them. */
-static size_t power_law(cl_ulong *bounds, size_t segments, cl_ulong start, test_rng *rng)
-{
-    bounds[0] = start;
-    for (size_t s = 0; s < segments; s++) {
-        double u = (double)(rng_next(rng) >> 11) * 0x1p-53;
-        size_t length = rng_below(rng, 10) == 0 ? 0 : (size_t)(1.0 / (u + 1.0 / 131072.0));
-        bounds[s + 1] = bounds[s] + length;
-    }
-    return (size_t)bounds[segments];
-}
-
 static void run_segments(void)
 {
     test_rng rng = {3};

@@ -106,6 +106,21 @@ static inline double rng_unit(test_rng *rng)
 
 /* ---- element access ------------------------------------------------------ */
 
+/*
+ * Segment offsets from `start` with power-law lengths, 1 to about 2^17
+ * (P(length > x) ~ 1/x), a tenth of them empty; the elements they cover.
+ */
+static inline size_t power_law(cl_ulong *bounds, size_t segments, cl_ulong start, test_rng *rng)
+{
+    bounds[0] = start;
+    for (size_t s = 0; s < segments; s++) {
+        double u = (double)(rng_next(rng) >> 11) * 0x1p-53;
+        size_t length = rng_below(rng, 10) == 0 ? 0 : (size_t)(1.0 / (u + 1.0 / 131072.0));
+        bounds[s + 1] = bounds[s] + length;
+    }
+    return (size_t)bounds[segments];
+}
+
 static inline bool type_is_float(clfold_type type)
 {
     return type == CLFOLD_HALF || type == CLFOLD_FLOAT || type == CLFOLD_DOUBLE;

@@ -145,25 +145,13 @@ void bench_print_document(const struct cli_args *args, const struct bench_plan *
     printf("\n]}\n");
 }
 
-/* A CSV field in quotes, quotes doubled. */
-static void csv_text(const char *text)
-{
-    putchar('"');
-    for (const char *c = text; *c != '\0'; c++) {
-        if (*c == '"')
-            putchar('"');
-        putchar((unsigned char)*c < 0x20 ? ' ' : *c);
-    }
-    putchar('"');
-}
-
 /* The first fields of every CSV row: the schema's version and the device. */
 static void csv_device(const struct bench_device *device, clfold_accuracy accuracy)
 {
     printf("%d,%s,", BENCH_SCHEMA_VERSION, device->index);
-    csv_text(device->summary.name);
+    csv_string(stdout, device->summary.name);
     putchar(',');
-    csv_text(device->summary.driver);
+    csv_string(stdout, device->summary.driver);
     printf(",%s,", clfold_accuracy_name(accuracy));
 }
 
@@ -187,7 +175,7 @@ void bench_print_csv(const struct bench_plan *plan, const struct bench_run *run)
             if (r->e2e_ms > 0)
                 snprintf(e2e, sizeof e2e, "%.6f", r->e2e_ms);
             csv_device(device, plan->accuracy);
-            csv_text(r->peer);
+            csv_string(stdout, r->peer);
             printf(",%s,%s,%zu,,%.6f,%.6f,%s,%.3f,,\n", clfold_type_name(r->type),
                    clfold_op_name(r->op), r->n, r->best_ms, r->median_ms, e2e,
                    (double)r->n * (double)clfold_type_size(r->type) / (r->best_ms * 1e6));

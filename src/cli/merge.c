@@ -332,18 +332,6 @@ static void print_table(const struct merge_table *t, size_t baseline)
     }
 }
 
-/* A CSV field in quotes, quotes doubled. */
-static void csv_text(const char *text)
-{
-    putchar('"');
-    for (const char *c = text; *c != '\0'; c++) {
-        if (*c == '"')
-            putchar('"');
-        putchar((unsigned char)*c < 0x20 ? ' ' : *c);
-    }
-    putchar('"');
-}
-
 static void print_csv(const struct merge_table *t, size_t baseline)
 {
     printf("shape,type,op,n,kernel,column,device,source,origin,best_ms,gbps,read_percent,ratio,baseline\n");
@@ -355,15 +343,15 @@ static void print_csv(const struct merge_table *t, size_t baseline)
             double pct = read_percent(cell), x = ratio(t, k, c, baseline);
             if (!cell->present)
                 continue;
-            csv_text(key->shape);
+            csv_string(stdout, key->shape);
             printf(",%s,%s,%.0f,%s,", key->type, key->op, key->n, key->kernel);
-            csv_text(col->name);
+            csv_string(stdout, col->name);
             putchar(',');
-            csv_text(col->device);
+            csv_string(stdout, col->device);
             putchar(',');
-            csv_text(col->source);
+            csv_string(stdout, col->source);
             putchar(',');
-            csv_text(col->origin);
+            csv_string(stdout, col->origin);
             printf(",%.6f,%.3f,", cell->best_ms, cell->gbps);
             if (pct >= 0)
                 printf("%.2f", pct);
@@ -371,7 +359,7 @@ static void print_csv(const struct merge_table *t, size_t baseline)
             if (x >= 0)
                 printf("%.4f", x);
             printf(",");
-            csv_text(t->columns[baseline].name);
+            csv_string(stdout, t->columns[baseline].name);
             printf("\n");
         }
     }

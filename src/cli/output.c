@@ -1,5 +1,5 @@
 /*
- * output.c: JSON strings and device descriptions for the runner.
+ * output.c: JSON and CSV strings and device descriptions for the runner.
  */
 #include "output.h"
 
@@ -15,6 +15,17 @@ void json_string(FILE *out, const char *text)
             fprintf(out, "\\u%04x", *p);
         else
             fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+void csv_string(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '"')
+            fputc('"', out);
+        fputc((unsigned char)*c < 0x20 ? ' ' : *c, out);
     }
     fputc('"', out);
 }

@@ -1,6 +1,6 @@
 /*
- * output.h: small writers the runner's commands share: JSON strings and
- * the description of a device.
+ * output.h: small writers the runner's commands share: JSON and CSV
+ * strings and the description of a device.
  */
 #ifndef CLFOLD_CLI_OUTPUT_H
 #define CLFOLD_CLI_OUTPUT_H
@@ -11,6 +11,9 @@
 
 /* Writes `text` as a JSON string literal, quotes included. */
 void json_string(FILE *out, const char *text);
+
+/* Writes `text` as a CSV field: in quotes, quotes doubled, control characters as spaces. */
+void csv_string(FILE *out, const char *text);
 
 /* What the runner reports about a device. */
 struct device_summary {
