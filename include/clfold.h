@@ -322,6 +322,93 @@ CLFOLD_API clfold_status clfold_reduce_segments_async(clfold_context *ctx, cl_me
                                                       const cl_event *event_wait_list,
                                                       cl_event *event /* may be NULL */);
 
+/*
+ * Scans: prefix reductions. An inclusive scan gives
+ *     out[i] = in[0] op in[1] op ... op in[i],
+ * an exclusive scan the same of the elements before i, so out[0] is the
+ * operator's identity (0 for a sum, 1 for a product, the type's greatest
+ * value for min, its least for max, all ones for and, 0 for or and xor).
+ * Sums, products, min, max and the bitwise operators scan, with the result
+ * types of reductions (clfold_result_type): integer sums and products in
+ * 64 bits, as numpy.cumsum does; half in float. Argmin and argmax have no
+ * scan (CLFOLD_ERROR_UNSUPPORTED).
+ *
+ * Float sums follow the context's accuracy, with the bounds per output of
+ * docs/scans.md; the exact accuracy is refused (CLFOLD_ERROR_UNSUPPORTED):
+ * a correctly rounded prefix would need an exact state per output. Float
+ * products keep their exponent apart, as reductions do, so every output is
+ * rounded once; min and max follow the reductions' NaN and signed-zero
+ * rules. Every result is run-to-run deterministic, and integer results are
+ * exact (sums and products wrap modulo 2^64).
+ */
+typedef enum {
+    CLFOLD_INCLUSIVE = 0,
+    CLFOLD_EXCLUSIVE
+} clfold_scan_mode;
+
+/*
+ * Which scan runs. CLFOLD_SCAN_AUTO is the device's fastest; the others are
+ * the steps of the scan ladder (docs/scans.md), each a work-group's scan of
+ * a tile in local memory, composed over many tiles by the same multi-block
+ * decomposition: the tiles' totals, their scan, then each tile scanned
+ * from its prefix.
+ */
+typedef enum {
+    CLFOLD_SCAN_AUTO = 0,
+    CLFOLD_SCAN_KOGGE_STONE,     /* Hillis-Steele: one element a work-item, n log n work,
+                                    double-buffered in local memory */
+    CLFOLD_SCAN_BLELLOCH,        /* work-efficient up-sweep and down-sweep, two elements
+                                    a work-item */
+    CLFOLD_SCAN_BLELLOCH_PADDED  /* the same, local indices padded against bank conflicts */
+} clfold_scan_kernel;
+
+/*
+ * Chooses the scan kernel and work-group size for later scans on this
+ * context, as clfold_set_kernel does for reductions (block_size 0: clfold
+ * chooses; else a power of two the device allows).
+ */
+CLFOLD_API clfold_status clfold_set_scan_kernel(clfold_context *ctx, clfold_scan_kernel kernel,
+                                                size_t block_size);
+
+/*
+ * Scans `count` elements of `type` from element `in_offset` of `in` into
+ * `count` values of clfold_result_type() from element `out_offset` of
+ * `out` (counted in result elements). Both buffers belong to this
+ * context's cl_context; `out` is writable by kernels. The scan may run in
+ * place: `out` may be `in` at the same first byte where the result type is
+ * as large as the element type. Any other overlap of the two ranges is
+ * refused (CLFOLD_ERROR_INVALID_ARGUMENT). Blocking: it returns when `out`
+ * holds the result, after everything on the context's queue.
+ */
+CLFOLD_API clfold_status clfold_scan_buffer(clfold_context *ctx, cl_mem in, size_t in_offset,
+                                            size_t count, clfold_type type, clfold_op op,
+                                            clfold_scan_mode mode, cl_mem out, size_t out_offset);
+
+/*
+ * The same scan, non-blocking, with clfold_reduce_buffer_async's rules for
+ * the wait list and the event: `in` is read and `out` written until *event
+ * completes.
+ */
+CLFOLD_API clfold_status clfold_scan_buffer_async(clfold_context *ctx, cl_mem in,
+                                                  size_t in_offset, size_t count,
+                                                  clfold_type type, clfold_op op,
+                                                  clfold_scan_mode mode, cl_mem out,
+                                                  size_t out_offset,
+                                                  cl_uint num_events_in_wait_list,
+                                                  const cl_event *event_wait_list,
+                                                  cl_event *event /* may be NULL */);
+
+/*
+ * The scan of `count` elements in host memory into `out`, `count` values of
+ * clfold_result_type(). `out` may be `in` where the result type is as large
+ * as the element type; it must not otherwise overlap it. Arrays larger than
+ * the device's largest buffer go in chunks, each scanned from the last one's
+ * total.
+ */
+CLFOLD_API clfold_status clfold_scan_host(clfold_context *ctx, const void *in, size_t count,
+                                          clfold_type type, clfold_op op, clfold_scan_mode mode,
+                                          void *out);
+
 /* The type a reduction of `type` by `op` returns, and its size in bytes. */
 CLFOLD_API clfold_status clfold_result_type(clfold_type type, clfold_op op, clfold_type *result_type);
 CLFOLD_API size_t clfold_type_size(clfold_type type); /* 0 for an unknown type */
@@ -332,17 +419,21 @@ CLFOLD_API const char *clfold_accuracy_name(clfold_accuracy accuracy);
 CLFOLD_API clfold_status clfold_accuracy_from_name(const char *name, clfold_accuracy *accuracy);
 CLFOLD_API const char *clfold_op_name(clfold_op op);
 CLFOLD_API const char *clfold_kernel_name(clfold_kernel kernel);
+CLFOLD_API const char *clfold_scan_kernel_name(clfold_scan_kernel kernel); /* "kogge-stone" */
 
 /* The reverse, case-insensitive; CLFOLD_ERROR_INVALID_{TYPE,OP,KERNEL} if unknown. */
 CLFOLD_API clfold_status clfold_type_from_name(const char *name, clfold_type *type);
 CLFOLD_API clfold_status clfold_op_from_name(const char *name, clfold_op *op);
 CLFOLD_API clfold_status clfold_kernel_from_name(const char *name, clfold_kernel *kernel);
+CLFOLD_API clfold_status clfold_scan_kernel_from_name(const char *name, clfold_scan_kernel *kernel);
 
-/* What the last successful reduction on a context did on the device. */
+/* What the last successful reduction or scan on a context did on the device. */
 typedef struct {
     clfold_kernel kernel;    /* the kernel that ran: AUTO for the device-shaped paths */
     const char *path;        /* "ladder" (K1..K7, atomic), or auto's shape: "cpu", "gpu";
-                                "rows", "columns", "segments" for axis and segmented reductions */
+                                "rows", "columns", "segments" for axis and segmented reductions;
+                                a scan's kernel ("kogge-stone", ...) or auto's "scan-gpu",
+                                "scan-cpu" (its kernel is then CLFOLD_AUTO) */
     size_t block_size;       /* its work-group size */
     unsigned passes;         /* kernel launches */
     double device_ms;        /* first launch's start to last launch's end; < 0 without profiling */

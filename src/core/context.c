@@ -151,6 +151,29 @@ clfold_status clfold_set_kernel(clfold_context *ctx, clfold_kernel kernel, size_
     return CLFOLD_SUCCESS;
 }
 
+clfold_status clfold_set_scan_kernel(clfold_context *ctx, clfold_scan_kernel kernel,
+                                     size_t block_size)
+{
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
+    if (clfold_scan_kernel_name(kernel) == NULL)
+        return fail(ctx, CLFOLD_ERROR_INVALID_KERNEL, "unknown scan kernel %d", (int)kernel);
+    if (block_size != 0) {
+        clfold_status status = device_check_block(ctx, block_size);
+        if (status != CLFOLD_SUCCESS)
+            return status;
+    }
+    /* Tiles of one element would never shrink a level. */
+    if (kernel == CLFOLD_SCAN_KOGGE_STONE && block_size == 1)
+        return fail(ctx, CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+                    "kogge-stone scans a tile of one element a work-item: it needs blocks of 2 "
+                    "or more");
+    ctx->scan_kernel = kernel;
+    ctx->scan_block = block_size;
+    return CLFOLD_SUCCESS;
+}
+
 clfold_status clfold_set_accuracy(clfold_context *ctx, clfold_accuracy accuracy)
 {
     if (ctx == NULL)

@@ -49,6 +49,8 @@ struct clfold_context {
     clfold_kernel kernel;        /* as set by clfold_set_kernel */
     size_t block_size;           /* 0 = choose */
     clfold_accuracy accuracy;    /* as set by clfold_set_accuracy */
+    clfold_scan_kernel scan_kernel; /* as set by clfold_set_scan_kernel */
+    size_t scan_block;           /* 0 = choose */
     struct settings settings;    /* the environment, read at create */
 
     struct program_cache programs;

@@ -174,6 +174,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DSEGMENTED=1");
     if (config->col_vectors != 0)
         ok = ok && append(buf, cap, " -DCOL_VECTORS=%u", config->col_vectors);
+    if (config->run_items != 0)
+        ok = ok && append(buf, cap, " -DRUN_ITEMS=%u", config->run_items);
     if (config->strided)
         ok = ok && append(buf, cap, " -DSTRIDED=1");
     if (config->aligned_results)
@@ -260,20 +262,29 @@ static clfold_status build_failure(struct clfold_context *ctx, cl_program progra
     return status;
 }
 
+/* What goes before a source of cl/: defs.cl (and exact.cl, whose state it uses); scans' common.cl too. */
+static cl_uint preludes(const char *source, const char *names[3])
+{
+    names[0] = "core/exact.cl"; /* compiles to nothing unless ACC_EXACT */
+    names[1] = "core/defs.cl";
+    names[2] = "scan/common.cl";
+    return strncmp(source, "scan/", 5) == 0 ? 3 : 2;
+}
+
 static clfold_status build_program(struct clfold_context *ctx, const char *source,
                                    const char *options, cl_program *program)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    /* exact.cl compiles to nothing unless ACC_EXACT; defs.cl uses its state. */
-    char *owned[3] = {NULL, NULL, NULL};
-    const char *texts[3];
+    char *owned[4] = {NULL, NULL, NULL, NULL};
+    const char *names[3], *texts[4];
+    cl_uint count = preludes(source, names);
     cl_int err;
 
     *program = NULL;
-    CHECK(load_source(ctx, "core/exact.cl", &owned[0], &texts[0]));
-    CHECK(load_source(ctx, "core/defs.cl", &owned[1], &texts[1]));
-    CHECK(load_source(ctx, source, &owned[2], &texts[2]));
-    *program = clCreateProgramWithSource(ctx->cl, 3, texts, NULL, &err);
+    for (cl_uint i = 0; i < count; i++)
+        CHECK(load_source(ctx, names[i], &owned[i], &texts[i]));
+    CHECK(load_source(ctx, source, &owned[count], &texts[count]));
+    *program = clCreateProgramWithSource(ctx->cl, count + 1, texts, NULL, &err);
     CHECK_CL(err, "clCreateProgramWithSource");
     err = clBuildProgram(*program, 1, &ctx->device, options, NULL, NULL);
     if (err == CL_BUILD_PROGRAM_FAILURE) {
@@ -282,9 +293,8 @@ static clfold_status build_program(struct clfold_context *ctx, const char *sourc
     }
     CHECK_CL(err, "clBuildProgram");
 cleanup:
-    free(owned[0]);
-    free(owned[1]);
-    free(owned[2]);
+    for (int i = 0; i < 4; i++)
+        free(owned[i]);
     if (status != CLFOLD_SUCCESS && *program != NULL) {
         clReleaseProgram(*program);
         *program = NULL;

@@ -37,6 +37,11 @@ static const char *const KERNEL_NAMES[] = {"auto", "k1", "k2", "k3", "k4",
 
 #define N_KERNELS (sizeof KERNEL_NAMES / sizeof KERNEL_NAMES[0])
 
+static const char *const SCAN_KERNEL_NAMES[] = {"auto", "kogge-stone", "blelloch",
+                                                "blelloch-padded"};
+
+#define N_SCAN_KERNELS (sizeof SCAN_KERNEL_NAMES / sizeof SCAN_KERNEL_NAMES[0])
+
 static const char *const ACCURACY_NAMES[] = {"default", "compensated", "fp64", "exact"};
 
 #define N_ACCURACIES (sizeof ACCURACY_NAMES / sizeof ACCURACY_NAMES[0])
@@ -147,6 +152,11 @@ const char *clfold_kernel_name(clfold_kernel kernel)
     return (unsigned)kernel < N_KERNELS ? KERNEL_NAMES[kernel] : NULL;
 }
 
+const char *clfold_scan_kernel_name(clfold_scan_kernel kernel)
+{
+    return (unsigned)kernel < N_SCAN_KERNELS ? SCAN_KERNEL_NAMES[kernel] : NULL;
+}
+
 /* Index of `name` in `names`, case-insensitively; -1 if absent. */
 static int find_name(const char *name, const char *const *names, size_t count)
 {
@@ -188,6 +198,17 @@ clfold_status clfold_kernel_from_name(const char *name, clfold_kernel *kernel)
     if (index < 0)
         return CLFOLD_ERROR_INVALID_KERNEL;
     *kernel = (clfold_kernel)index;
+    return CLFOLD_SUCCESS;
+}
+
+clfold_status clfold_scan_kernel_from_name(const char *name, clfold_scan_kernel *kernel)
+{
+    int index = find_name(name, SCAN_KERNEL_NAMES, N_SCAN_KERNELS);
+    if (kernel == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    if (index < 0)
+        return CLFOLD_ERROR_INVALID_KERNEL;
+    *kernel = (clfold_scan_kernel)index;
     return CLFOLD_SUCCESS;
 }
 

@@ -159,6 +159,13 @@ clfold_status check_result(clfold_context *ctx, cl_mem result, size_t at, size_t
 /* reduce.c: adds one fold's launches to `info`; device time only from a profiling queue's events. */
 void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass_log *log);
 
+/* reduce.c: a device buffer over `bytes` of host memory to read: wrapped on a CPU, else a copy. */
+clfold_status host_input_buffer(clfold_context *ctx, const void *data, size_t bytes,
+                                cl_mem *buffer);
+
+/* reduce.c: elements of `element` bytes a host array's chunk holds (CLFOLD_MAX_CHUNK_BYTES). */
+size_t host_chunk_elements(const clfold_context *ctx, size_t element);
+
 /* scratch.c: each reduction's own scratch. */
 
 /* A scratch no reduction in flight holds, marked busy: a completed one's, or a new one. */

@@ -252,16 +252,15 @@ cleanup:
 }
 
 /*
- * Folds one chunk of host memory: wrapped in place on a CPU, copied to a
- * GPU. Kernels take a buffer's start to lie on the device's base alignment,
- * or 16 bytes where that is more (the GPU shape aligns its 16-byte loads
- * from it), which memory wrapped in place need not: POCL crashed on the
- * GPU shape's loads from a float array 4 bytes off. So such a chunk is
- * copied.
+ * A device buffer over a chunk of host memory: wrapped in place on a CPU,
+ * copied to a GPU. Kernels take a buffer's start to lie on the device's
+ * base alignment, or 16 bytes where that is more (the GPU shape aligns its
+ * 16-byte loads from it), which memory wrapped in place need not: POCL
+ * crashed on the GPU shape's loads from a float array 4 bytes off. So such
+ * a chunk is copied.
  */
-static clfold_status fold_host_chunk(clfold_context *ctx, const struct request *request,
-                                     const void *data, size_t count, bool finish, void *value,
-                                     clfold_run_info *info)
+clfold_status host_input_buffer(clfold_context *ctx, const void *data, size_t bytes,
+                                cl_mem *buffer)
 {
     clfold_status status = CLFOLD_SUCCESS;
     size_t alignment = ctx->caps.base_align_bytes < 16 ? ctx->caps.base_align_bytes : 16;
@@ -269,9 +268,20 @@ static clfold_status fold_host_chunk(clfold_context *ctx, const struct request *
     cl_mem_flags flags = CL_MEM_READ_ONLY | (ctx->caps.is_cpu && aligned ? CL_MEM_USE_HOST_PTR
                                                                          : CL_MEM_COPY_HOST_PTR);
     cl_int err;
-    cl_mem buffer = clCreateBuffer(ctx->cl, flags, count * type_info(request->type)->size,
-                                   (void *)data, &err);
+    *buffer = clCreateBuffer(ctx->cl, flags, bytes, (void *)data, &err);
     CHECK_CL(err, "clCreateBuffer (input)");
+cleanup:
+    return status;
+}
+
+/* Folds one chunk of host memory (host_input_buffer's). */
+static clfold_status fold_host_chunk(clfold_context *ctx, const struct request *request,
+                                     const void *data, size_t count, bool finish, void *value,
+                                     clfold_run_info *info)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_mem buffer = NULL;
+    CHECK(host_input_buffer(ctx, data, count * type_info(request->type)->size, &buffer));
     CHECK(fold_and_wait(ctx, request, buffer, 0, count, finish, value, info));
 cleanup:
     if (buffer != NULL)
@@ -284,7 +294,7 @@ cleanup:
  * CLFOLD_MAX_CHUNK_BYTES (which tests use to exercise chunking on small
  * arrays), whole elements.
  */
-static size_t chunk_elements(const clfold_context *ctx, size_t element)
+size_t host_chunk_elements(const clfold_context *ctx, size_t element)
 {
     size_t bytes = ctx->caps.max_alloc_size > SIZE_MAX ? SIZE_MAX : (size_t)ctx->caps.max_alloc_size;
     if (ctx->settings.max_chunk_bytes != 0 && ctx->settings.max_chunk_bytes < bytes)
@@ -308,7 +318,7 @@ clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t c
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", result == NULL ? "result" : "data");
     CHECK(check_request(ctx, type, op));
     CHECK(check_arg_length(ctx, op, count));
-    size_t element = type_info(type)->size, chunk = chunk_elements(ctx, element);
+    size_t element = type_info(type)->size, chunk = host_chunk_elements(ctx, element);
     if (count > SIZE_MAX / element)
         FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu elements of %zu bytes exceed the address space", count,
              element);

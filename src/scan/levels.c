@@ -1,0 +1,201 @@
+/*
+ * levels.c: the multi-block decomposition every scan path runs. A level
+ * cuts its values into tiles, one a work-group; where there is more than
+ * one, the totals kernel writes each tile's total into the scratch, the
+ * totals are scanned (exclusively, in place) one level down, and the scan
+ * kernel then scans each tile from its prefix. Reading the elements twice
+ * moves 3n values, where scanning the tiles first and adding their prefixes
+ * back in a second pass moves 4n, and every output is finished once, from
+ * accumulator values: a compensated pair or an fp64 sum never passes
+ * through the result type on the way.
+ */
+#include "scan_path.h"
+
+/* A CPU chunk is at least this many elements: smaller levels take one work-item. */
+#define CPU_MIN_CHUNK 4096
+
+/* One level: its values, and where its outputs go. */
+struct level {
+    struct build_config config;
+    cl_mem in;
+    size_t offset;
+    size_t count;
+    cl_mem out;
+    size_t out_at;                 /* in elements of the result (finish) or of accumulator values */
+    bool finish;                   /* the caller's results; else accumulator values for the level above */
+    bool exclusive;
+};
+
+/* A CPU chunk's elements: the job's `run` argument. 0 for the paths that fix their tile. */
+static size_t cpu_chunk(const struct scan_job *job, size_t count)
+{
+    if (job->chunks_per_level == 0)
+        return 0;
+    size_t chunk = divide_up(count, job->chunks_per_level);
+    return chunk < CPU_MIN_CHUNK ? CPU_MIN_CHUNK : chunk;
+}
+
+size_t scan_tile(const clfold_context *ctx, const struct scan_job *job, size_t count)
+{
+    (void)ctx;
+    if (job->chunks_per_level != 0)
+        return cpu_chunk(job, count);
+    return job->block * (job->path->items != 0 ? job->path->items : job->run_items);
+}
+
+/* Accumulator values of scratch the levels below the caller's take. */
+static size_t scratch_values(const clfold_context *ctx, const struct scan_job *job, size_t count)
+{
+    size_t values = 0;
+    for (size_t tiles; (tiles = divide_up(count, scan_tile(ctx, job, count))) > 1; count = tiles)
+        values += tiles;
+    return values;
+}
+
+/* Enqueues `kernel` over `groups` work-groups, after the log's wait list if it is the first. */
+static clfold_status enqueue(clfold_context *ctx, cl_kernel kernel, const char *entry,
+                             size_t groups, size_t block, bool last, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    bool keep = log->timed || (last && log->keep_last);
+    size_t global = groups * block;
+    const cl_event *wait_list;
+    cl_uint waits;
+
+    if (log->passes == MAX_PASSES)
+        FAIL(CLFOLD_ERROR_UNSUPPORTED, "scan needs more than %d launches", MAX_PASSES);
+    take_waits(log, &waits, &wait_list);
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &block, waits,
+                                        wait_list, keep ? &log->events[log->count] : NULL);
+    if (err == CL_INVALID_WORK_GROUP_SIZE)
+        FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE, "%s cannot run %zu work-items per group on %s",
+             entry, block, ctx->caps.name);
+    CHECK_CL(err, "clEnqueueNDRangeKernel");
+    log->count += keep;
+    log->passes++;
+cleanup:
+    return status;
+}
+
+/* Arguments 0..6, the same for both kernels: in, offset, n, out, out_at, run, local values. */
+static clfold_status bind_level(clfold_context *ctx, cl_kernel kernel, const struct scan_job *job,
+                                const struct level *level, cl_mem out, size_t out_at)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_ulong offset = level->offset, n = level->count, at = out_at;
+    cl_ulong run = cpu_chunk(job, level->count);
+    size_t local = scan_local_values(job) * accumulator_size(&level->config.acc);
+    CHECK_CL(clSetKernelArg(kernel, 0, sizeof level->in, &level->in), "clSetKernelArg(in)");
+    CHECK_CL(clSetKernelArg(kernel, 1, sizeof offset, &offset), "clSetKernelArg(offset)");
+    CHECK_CL(clSetKernelArg(kernel, 2, sizeof n, &n), "clSetKernelArg(n)");
+    CHECK_CL(clSetKernelArg(kernel, 3, sizeof out, &out), "clSetKernelArg(out)");
+    CHECK_CL(clSetKernelArg(kernel, 4, sizeof at, &at), "clSetKernelArg(out_at)");
+    CHECK_CL(clSetKernelArg(kernel, 5, sizeof run, &run), "clSetKernelArg(run)");
+    CHECK_CL(clSetKernelArg(kernel, 6, local, NULL), "clSetKernelArg(local)");
+cleanup:
+    return status;
+}
+
+static size_t input_bytes(const struct level *level)
+{
+    const struct build_config *config = &level->config;
+    return config->in_partials ? accumulator_size(&config->acc) : type_info(config->in)->size;
+}
+
+/* The tiles' totals into totals[at ..]. */
+static clfold_status enqueue_totals(clfold_context *ctx, const struct scan_job *job,
+                                    const struct level *level, size_t tiles, cl_mem totals,
+                                    size_t at, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_kernel kernel = NULL;
+    CHECK(program_kernel(ctx, &level->config, job->path->totals_entry, &kernel));
+    CHECK(bind_level(ctx, kernel, job, level, totals, at));
+    CHECK(enqueue(ctx, kernel, job->path->totals_entry, tiles, job->block, false, log));
+    log->bytes_read += (uint64_t)level->count * input_bytes(level);
+    log->bytes_written += (uint64_t)tiles * accumulator_size(&level->config.acc);
+cleanup:
+    return status;
+}
+
+/* Where a level's tiles start from: their prefixes, or the caller's carry. */
+struct seeds {
+    cl_mem buffer;
+    size_t at;
+    bool seeded;
+    bool keep;                     /* the last tile leaves the scan's total at buffer[at] */
+};
+
+/* The tiles scanned from their seeds into the level's out. */
+static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *job,
+                                  const struct level *level, size_t tiles,
+                                  const struct seeds *seeds, bool last, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_kernel kernel = NULL;
+    cl_uint finish = level->finish, exclusive = level->exclusive;
+    cl_uint seeded = seeds->seeded, keep = seeds->keep;
+    cl_ulong at = seeds->at;
+    const char *entry = job->path->scan_entry;
+    CHECK(program_kernel(ctx, &level->config, entry, &kernel));
+    CHECK(bind_level(ctx, kernel, job, level, level->out, level->out_at));
+    CHECK_CL(clSetKernelArg(kernel, 7, sizeof finish, &finish), "clSetKernelArg(finish)");
+    CHECK_CL(clSetKernelArg(kernel, 8, sizeof exclusive, &exclusive), "clSetKernelArg(exclusive)");
+    CHECK_CL(clSetKernelArg(kernel, 9, sizeof seeds->buffer, &seeds->buffer), "clSetKernelArg(seeds)");
+    CHECK_CL(clSetKernelArg(kernel, 10, sizeof at, &at), "clSetKernelArg(seeds_at)");
+    CHECK_CL(clSetKernelArg(kernel, 11, sizeof seeded, &seeded), "clSetKernelArg(seeded)");
+    CHECK_CL(clSetKernelArg(kernel, 12, sizeof seeds->buffer, &seeds->buffer), "clSetKernelArg(carry)");
+    CHECK_CL(clSetKernelArg(kernel, 13, sizeof at, &at), "clSetKernelArg(carry_at)");
+    CHECK_CL(clSetKernelArg(kernel, 14, sizeof keep, &keep), "clSetKernelArg(keep_carry)");
+    CHECK(enqueue(ctx, kernel, entry, tiles, job->block, last, log));
+    size_t out_bytes = level->finish ? type_info(level->config.acc.result)->size
+                                     : accumulator_size(&level->config.acc);
+    log->bytes_read += (uint64_t)level->count * input_bytes(level) +
+                       (seeds->seeded ? (uint64_t)tiles * accumulator_size(&level->config.acc) : 0);
+    log->bytes_written += (uint64_t)level->count * out_bytes;
+cleanup:
+    return status;
+}
+
+/*
+ * One level and, where it has several tiles, the levels below it, whose
+ * prefixes go to scratch values [at, at + tiles). Only the level of one
+ * tile touches the carry: it starts from it and leaves the total there.
+ */
+static clfold_status run_level(clfold_context *ctx, const struct scan_job *job,
+                               const struct level *level, const struct scan_carry *carry,
+                               cl_mem scratch, size_t at, bool last, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    size_t tiles = divide_up(level->count, scan_tile(ctx, job, level->count));
+    if (tiles == 1) {
+        bool has_carry = carry != NULL && carry->buffer != NULL;
+        struct seeds from_carry = {has_carry ? carry->buffer : scratch, 0,
+                                   has_carry && carry->seeded, has_carry};
+        return enqueue_scan(ctx, job, level, 1, &from_carry, last, log);
+    }
+    struct level below = {level->config, scratch, at, tiles, scratch, at, false, true};
+    below.config.in_partials = true;
+    struct seeds prefixes = {scratch, at, true, false};
+    CHECK(enqueue_totals(ctx, job, level, tiles, scratch, at, log));
+    CHECK(run_level(ctx, job, &below, carry, scratch, at + tiles, false, log));
+    CHECK(enqueue_scan(ctx, job, level, tiles, &prefixes, last, log));
+cleanup:
+    return status;
+}
+
+clfold_status scan_enqueue(clfold_context *ctx, const struct scan_job *job, cl_mem in,
+                           size_t offset, size_t count, bool exclusive, cl_mem out, size_t out_at,
+                           const struct scan_carry *carry, struct scratch *scratch,
+                           struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    size_t acc = accumulator_size(&job->config.acc);
+    size_t values = scratch_values(ctx, job, count);
+    struct level top = {job->config, in, offset, count, out, out_at, true, exclusive};
+    /* At least one value: the kernels' unused seeds and carry arguments point at it. */
+    CHECK(scratch_partials(ctx, scratch, 0, (values > 0 ? values : 1) * acc));
+    CHECK(run_level(ctx, job, &top, carry, scratch->partials[0], 0, true, log));
+cleanup:
+    return status;
+}

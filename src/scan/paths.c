@@ -1,0 +1,98 @@
+/*
+ * paths.c (scans): the table of scan paths, one entry each: the ladder's
+ * work-group scans (cl/scan/ladder.cl) and the auto path's runs
+ * (cl/scan/runs.cl) in their GPU and CPU geometries. scan_path.h says what
+ * an entry holds.
+ */
+#include "scan_path.h"
+
+static const struct scan_path LADDER[] = {
+    [CLFOLD_SCAN_KOGGE_STONE] = {"kogge-stone", CLFOLD_SCAN_KOGGE_STONE, "scan/ladder.cl",
+                                 "scan_kogge_stone_totals", "scan_kogge_stone", 1, false},
+    [CLFOLD_SCAN_BLELLOCH] = {"blelloch", CLFOLD_SCAN_BLELLOCH, "scan/ladder.cl",
+                              "scan_blelloch_totals", "scan_blelloch", 2, false},
+    [CLFOLD_SCAN_BLELLOCH_PADDED] = {"blelloch-padded", CLFOLD_SCAN_BLELLOCH_PADDED,
+                                     "scan/ladder.cl", "scan_blelloch_padded_totals",
+                                     "scan_blelloch_padded", 2, true},
+};
+
+/* Runs of RUN_ITEMS elements a work-item, 256 work-items a group. */
+static const struct scan_path GPU_RUNS = {"scan-gpu", CLFOLD_SCAN_AUTO, "scan/runs.cl",
+                                          "scan_runs_totals", "scan_runs", 0, false};
+
+/* One contiguous chunk a work-group of one. */
+static const struct scan_path CPU_RUNS = {"scan-cpu", CLFOLD_SCAN_AUTO, "scan/runs.cl",
+                                          "scan_runs_totals", "scan_runs", 0, false};
+
+#define DEFAULT_BLOCK 256
+
+/* A GPU run's elements: 64 bytes of accumulator values a work-item, at least 4. */
+#define GPU_RUN_BYTES 64
+
+/* A CPU scan cuts a level into this many chunks a compute unit: some slack for uneven cores. */
+#define CPU_CHUNKS_PER_UNIT 4
+
+const struct scan_path *scan_path_choose(const clfold_context *ctx)
+{
+    if (ctx->scan_kernel != CLFOLD_SCAN_AUTO)
+        return &LADDER[ctx->scan_kernel];
+    bool cpu = ctx->settings.shape == AUTO_SHAPE_OF_DEVICE ? ctx->caps.cpu_shape
+                                                           : ctx->settings.shape == AUTO_SHAPE_CPU;
+    return cpu ? &CPU_RUNS : &GPU_RUNS;
+}
+
+size_t scan_local_values(const struct scan_job *job)
+{
+    size_t values = 2 * job->block;
+    return job->path->padded ? values + values / 32 : values;
+}
+
+/* The ladder's block: the one asked for, else 256 or what the device's groups and local memory allow. */
+static clfold_status ladder_block(clfold_context *ctx, struct scan_job *job)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    size_t acc = accumulator_size(&job->config.acc);
+    job->block = ctx->scan_block;
+    if (job->block == 0) {
+        job->block = ctx->caps.max_work_group_size < DEFAULT_BLOCK ? ctx->caps.max_work_group_size
+                                                                   : DEFAULT_BLOCK;
+        while (job->block > 2 && scan_local_values(job) * acc > ctx->caps.local_mem_size)
+            job->block /= 2;
+    }
+    if (scan_local_values(job) * acc > ctx->caps.local_mem_size)
+        FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+             "%s at block size %zu needs %zu bytes of local memory; the device has %llu",
+             job->path->name, job->block, scan_local_values(job) * acc,
+             (unsigned long long)ctx->caps.local_mem_size);
+cleanup:
+    return status;
+}
+
+clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
+                            struct scan_job *job)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct accumulator acc;
+    CHECK(accumulator_choose(ctx, type, op, CLFOLD_AUTO, &acc));
+    *job = (struct scan_job){.path = scan_path_choose(ctx)};
+    job->config = (struct build_config){.source = job->path->source, .in = type, .acc = acc,
+                                        .op = op};
+    if (job->path == &GPU_RUNS && ctx->caps.max_work_group_size < 2)
+        job->path = &CPU_RUNS; /* a device of one work-item a group runs chunks */
+    if (job->path == &CPU_RUNS) {
+        job->block = 1;
+        job->chunks_per_level = (size_t)ctx->caps.compute_units * CPU_CHUNKS_PER_UNIT;
+        job->config.block_size = 1;
+    } else if (job->path == &GPU_RUNS) {
+        size_t bytes = accumulator_size(&acc);
+        job->block = ctx->caps.max_work_group_size < DEFAULT_BLOCK ? ctx->caps.max_work_group_size
+                                                                   : DEFAULT_BLOCK;
+        job->run_items = GPU_RUN_BYTES / bytes < 4 ? 4 : GPU_RUN_BYTES / bytes;
+        job->config.block_size = job->block;
+        job->config.run_items = (unsigned)job->run_items;
+    } else {
+        CHECK(ladder_block(ctx, job));
+    }
+cleanup:
+    return status;
+}
