@@ -782,6 +782,10 @@ static void test_settings(void)
         {"CLFOLD_MAX_CHUNK_BYTES", "0"},     {"CLFOLD_MAX_CHUNK_BYTES", "99999999999999999999999"},
         {"CLFOLD_MAX_CHUNK_BYTES", "-1"},    {"CLFOLD_DENORMS_ARE_ZERO", "on"},
         {"CLFOLD_LOCAL_MEM_BYTES", "0"},     {"CLFOLD_LOCAL_MEM_BYTES", "48k"},
+        {"CLFOLD_SCAN_GPU", "256"},          {"CLFOLD_SCAN_GPU", "1:8"},
+        {"CLFOLD_SCAN_GPU", "100:8"},        {"CLFOLD_SCAN_GPU", "256:0"},
+        {"CLFOLD_SCAN_GPU", "256:65"},       {"CLFOLD_SCAN_GPU", "256:8:1"},
+        {"CLFOLD_SCAN_LOOKBACK", "yes"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_refused_setting(bad[i][0], bad[i][1]);

@@ -8,7 +8,7 @@
  *
  * Flags, besides defs.cl's:
  *   BLOCK_SIZE    the work-group size, where a source compiles it in
- *   RUN_ITEMS     the auto path's elements a work-item on GPUs (runs.cl)
+ *   RUN_ITEMS     the GPU tiles' elements a work-item (tiles.cl)
  *
  * The two kernels of every scan take:
  *   totals: (in, offset, n, __global ACC_T *totals, ulong totals_at, ulong run,

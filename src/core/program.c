@@ -183,8 +183,9 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     if (config->width != 0)
         ok = ok && append(buf, cap, " -DWIDTH=%u -DCOLS_PER_ITEM=%u", config->width,
                           config->cols_per_item);
-    /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences. */
-    if (ctx->caps.inline_ptx && (config->atomic || config->unroll != 0))
+    /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences,
+       the scan tiles' look-back fences. */
+    if (ctx->caps.inline_ptx && (config->atomic || config->unroll != 0 || config->run_items != 0))
         ok = ok && append(buf, cap, " -DINLINE_PTX=1");
     /* A device that flushes float subnormals, on any device (CLFOLD_DENORMS_ARE_ZERO). */
     if (ctx->settings.denorms_are_zero)

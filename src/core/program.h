@@ -34,7 +34,7 @@ struct build_config {
     unsigned width;          /* axis.cl's WIDTH and COLS_PER_ITEM (columns); 0 elsewhere */
     unsigned cols_per_item;
     unsigned col_vectors;    /* cpu.cl's COL_VECTORS (columns); 0 elsewhere */
-    unsigned run_items;      /* cl/scan/runs.cl's RUN_ITEMS (GPUs); 0 elsewhere */
+    unsigned run_items;      /* cl/scan/tiles.cl's RUN_ITEMS; 0 elsewhere */
 };
 
 #define PROGRAM_MAX_KERNELS 8

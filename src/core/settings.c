@@ -68,38 +68,63 @@ static clfold_status read_shape(clfold_context *ctx, enum auto_shape *shape)
     return CLFOLD_SUCCESS;
 }
 
+/* Splits "A:B:..." into exactly `count` whole numbers up to 2^20. */
+static bool parse_fields(const char *text, int count, unsigned long long *parts)
+{
+    char copy[128];
+    if (strlen(text) >= sizeof copy)
+        return false;
+    strcpy(copy, text);
+    char *rest = copy;
+    for (int i = 0; i < count; i++) {
+        char *field = rest;
+        char *colon = strchr(rest, ':');
+        if ((colon != NULL) != (i < count - 1))
+            return false;
+        if (colon != NULL) {
+            *colon = '\0';
+            rest = colon + 1;
+        }
+        if (!parse_number(field, 1u << 20, &parts[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool power_of_two(unsigned long long x) { return x != 0 && (x & (x - 1)) == 0; }
+
 /* BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB, four whole numbers; BLOCK a power of two. */
 static clfold_status read_gpu_tuning(clfold_context *ctx, bool *tuned, struct gpu_tuning *gpu)
 {
     const char *text = getenv("CLFOLD_GPU_SHAPE");
     unsigned long long parts[4];
-    char copy[128];
     *tuned = false;
     if (text == NULL || text[0] == '\0')
         return CLFOLD_SUCCESS;
-    bool ok = strlen(text) < sizeof copy;
-    if (ok) {
-        strcpy(copy, text);
-        char *rest = copy;
-        for (int i = 0; i < 4 && ok; i++) {
-            char *field = rest;
-            char *colon = strchr(rest, ':');
-            ok = (colon != NULL) == (i < 3);
-            if (colon != NULL) {
-                *colon = '\0';
-                rest = colon + 1;
-            }
-            ok = ok && parse_number(field, 1u << 20, &parts[i]);
-        }
-    }
-    ok = ok && parts[0] != 0 && (parts[0] & (parts[0] - 1)) == 0 && parts[1] != 0 && parts[2] != 0;
-    if (!ok)
+    if (!parse_fields(text, 4, parts) || !power_of_two(parts[0]) || parts[1] == 0 || parts[2] == 0)
         return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
                     "CLFOLD_GPU_SHAPE=\"%s\" is not BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB "
                     "(whole numbers, BLOCK a power of two, the first three above 0)", text);
     *gpu = (struct gpu_tuning){(unsigned)parts[0], (unsigned)parts[1], (unsigned)parts[2],
                                (unsigned)parts[3]};
     *tuned = true;
+    return CLFOLD_SUCCESS;
+}
+
+/* BLOCK:RUN_ITEMS, a power of two and 1..64: the GPU scan tiles' geometry. */
+static clfold_status read_scan_tuning(clfold_context *ctx, struct scan_tuning *scan)
+{
+    const char *text = getenv("CLFOLD_SCAN_GPU");
+    unsigned long long parts[2];
+    *scan = (struct scan_tuning){0, 0};
+    if (text == NULL || text[0] == '\0')
+        return CLFOLD_SUCCESS;
+    if (!parse_fields(text, 2, parts) || !power_of_two(parts[0]) || parts[0] < 2 ||
+        parts[1] == 0 || parts[1] > 64)
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
+                    "CLFOLD_SCAN_GPU=\"%s\" is not BLOCK:RUN_ITEMS (BLOCK a power of two from "
+                    "2, RUN_ITEMS 1 to 64)", text);
+    *scan = (struct scan_tuning){(unsigned)parts[0], (unsigned)parts[1]};
     return CLFOLD_SUCCESS;
 }
 
@@ -127,6 +152,8 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     CHECK(read_shape(ctx, &settings->shape));
     CHECK(read_gpu_tuning(ctx, &settings->gpu_tuned, &settings->gpu));
     CHECK(read_switch(ctx, "CLFOLD_GPU_ONE_LAUNCH", &settings->gpu_one_launch));
+    CHECK(read_scan_tuning(ctx, &settings->scan));
+    CHECK(read_switch(ctx, "CLFOLD_SCAN_LOOKBACK", &settings->scan_lookback));
     CHECK(read_switch(ctx, "CLFOLD_NO_WARP_SHUFFLE", &no_warp_shuffle));
     CHECK(read_switch(ctx, "CLFOLD_DENORMS_ARE_ZERO", &settings->denorms_are_zero));
     settings->warp_shuffle = !no_warp_shuffle;

@@ -24,6 +24,12 @@ struct gpu_tuning {
     unsigned single_kib;       /* arrays of at most this many KiB take one group */
 };
 
+/* CLFOLD_SCAN_GPU=BLOCK:RUN_ITEMS, the GPU scan tiles' geometry (src/scan/paths.c); 0: its own. */
+struct scan_tuning {
+    unsigned block;
+    unsigned run_items;
+};
+
 struct settings {
     char *device;              /* CLFOLD_DEVICE: the default selector; NULL if unset or "" */
     size_t max_chunk_bytes;    /* CLFOLD_MAX_CHUNK_BYTES: 0, the device's largest buffer */
@@ -33,6 +39,9 @@ struct settings {
     bool gpu_tuned;            /* CLFOLD_GPU_SHAPE is set: `gpu` replaces the shape's own choice */
     struct gpu_tuning gpu;     /* CLFOLD_GPU_SHAPE */
     bool gpu_one_launch;       /* CLFOLD_GPU_ONE_LAUNCH=0|1 (default 1; only NVIDIA can) */
+    struct scan_tuning scan;   /* CLFOLD_SCAN_GPU */
+    bool scan_lookback;        /* CLFOLD_SCAN_LOOKBACK=0|1 (default 0; only NVIDIA can: the
+                                  one-launch scan, slower than three launches so far) */
     bool warp_shuffle;         /* CLFOLD_NO_WARP_SHUFFLE set: false (default true; only NVIDIA can) */
     char *kernel_dir;          /* CLFOLD_KERNEL_DIR: kernels from this folder; NULL if unset or "" */
     bool denorms_are_zero;     /* CLFOLD_DENORMS_ARE_ZERO=0|1: build with -cl-denorms-are-zero and

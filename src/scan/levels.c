@@ -43,11 +43,16 @@ size_t scan_tile(const clfold_context *ctx, const struct scan_job *job, size_t c
     return job->block * (job->path->items != 0 ? job->path->items : job->run_items);
 }
 
-/* Accumulator values of scratch the levels below the caller's take. */
+/*
+ * Accumulator values of scratch the levels below the caller's take, or the
+ * one-launch scan's Fenwick nodes (1-based: one more than its tiles).
+ */
 static size_t scratch_values(const clfold_context *ctx, const struct scan_job *job, size_t count)
 {
-    size_t values = 0;
-    for (size_t tiles; (tiles = divide_up(count, scan_tile(ctx, job, count))) > 1; count = tiles)
+    size_t values = 0, tiles = divide_up(count, scan_tile(ctx, job, count));
+    if (job->lookback)
+        return tiles > 1 ? tiles + 1 : 0;
+    for (; tiles > 1; count = tiles, tiles = divide_up(count, scan_tile(ctx, job, count)))
         values += tiles;
     return values;
 }
@@ -126,18 +131,34 @@ struct seeds {
     bool keep;                     /* the last tile leaves the scan's total at buffer[at] */
 };
 
-/* The tiles scanned from their seeds into the level's out. */
+/* The one-launch scan's own buffers: the tile counter and the nodes' flags, and the nodes. */
+struct lookback {
+    cl_mem status;
+    cl_mem nodes;
+};
+
+/*
+ * The tiles scanned into the level's out: from their seeds, or with a
+ * look-back, in the one launch, from the tiles before them.
+ */
 static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *job,
                                   const struct level *level, size_t tiles,
-                                  const struct seeds *seeds, bool last, struct pass_log *log)
+                                  const struct seeds *seeds, const struct lookback *lookback,
+                                  bool last, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
     cl_kernel kernel = NULL;
     cl_uint finish = level->finish, exclusive = level->exclusive;
     cl_uint seeded = seeds->seeded, keep = seeds->keep;
     cl_ulong at = seeds->at;
-    const char *entry = job->path->scan_entry;
+    const char *entry = lookback != NULL ? job->path->lookback_entry : job->path->scan_entry;
     CHECK(program_kernel(ctx, &level->config, entry, &kernel));
+    if (lookback != NULL) {
+        CHECK_CL(clSetKernelArg(kernel, 15, sizeof lookback->status, &lookback->status),
+                 "clSetKernelArg(status)");
+        CHECK_CL(clSetKernelArg(kernel, 16, sizeof lookback->nodes, &lookback->nodes),
+                 "clSetKernelArg(nodes)");
+    }
     CHECK(bind_level(ctx, kernel, job, level, level->out, level->out_at));
     CHECK_CL(clSetKernelArg(kernel, 7, sizeof finish, &finish), "clSetKernelArg(finish)");
     CHECK_CL(clSetKernelArg(kernel, 8, sizeof exclusive, &exclusive), "clSetKernelArg(exclusive)");
@@ -151,8 +172,38 @@ static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *jo
     size_t out_bytes = level->finish ? type_info(level->config.acc.result)->size
                                      : accumulator_size(&level->config.acc);
     log->bytes_read += (uint64_t)level->count * input_bytes(level) +
-                       (seeds->seeded ? (uint64_t)tiles * accumulator_size(&level->config.acc) : 0);
+                       (lookback == NULL && seeds->seeded
+                            ? (uint64_t)tiles * accumulator_size(&level->config.acc) : 0);
     log->bytes_written += (uint64_t)level->count * out_bytes;
+cleanup:
+    return status;
+}
+
+/*
+ * The one-launch scan of a level of several tiles: its tile counter and
+ * node flags zeroed (the scratch's second buffer), then the kernel, which
+ * takes the carry as the level of one tile does.
+ */
+static clfold_status run_lookback(clfold_context *ctx, const struct scan_job *job,
+                                  const struct level *level, size_t tiles,
+                                  const struct seeds *from_carry, struct scratch *scratch,
+                                  bool last, struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    const cl_uint zero = 0;
+    size_t status_bytes = (tiles + 1) * sizeof zero;
+    bool keep = log->timed;
+    const cl_event *wait_list;
+    cl_uint waits;
+    CHECK(scratch_partials(ctx, scratch, 1, status_bytes));
+    struct lookback lookback = {scratch->partials[1], scratch->partials[0]};
+    take_waits(log, &waits, &wait_list);
+    CHECK_CL(clEnqueueFillBuffer(ctx->queue, lookback.status, &zero, sizeof zero, 0, status_bytes,
+                                 waits, wait_list, keep ? &log->events[log->count] : NULL),
+             "clEnqueueFillBuffer (scan status)");
+    log->count += keep;
+    log->bytes_written += status_bytes;
+    CHECK(enqueue_scan(ctx, job, level, tiles, from_carry, &lookback, last, log));
 cleanup:
     return status;
 }
@@ -161,25 +212,29 @@ cleanup:
  * One level and, where it has several tiles, the levels below it, whose
  * prefixes go to scratch values [at, at + tiles). Only the level of one
  * tile touches the carry: it starts from it and leaves the total there.
+ * Where the path has a look-back, a level of several tiles is one launch.
  */
 static clfold_status run_level(clfold_context *ctx, const struct scan_job *job,
                                const struct level *level, const struct scan_carry *carry,
-                               cl_mem scratch, size_t at, bool last, struct pass_log *log)
+                               struct scratch *scratch, size_t at, bool last,
+                               struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
+    cl_mem values = scratch->partials[0];
     size_t tiles = divide_up(level->count, scan_tile(ctx, job, level->count));
-    if (tiles == 1) {
-        bool has_carry = carry != NULL && carry->buffer != NULL;
-        struct seeds from_carry = {has_carry ? carry->buffer : scratch, 0,
-                                   has_carry && carry->seeded, has_carry};
-        return enqueue_scan(ctx, job, level, 1, &from_carry, last, log);
-    }
-    struct level below = {level->config, scratch, at, tiles, scratch, at, false, true};
+    bool has_carry = carry != NULL && carry->buffer != NULL;
+    struct seeds from_carry = {has_carry ? carry->buffer : values, 0, has_carry && carry->seeded,
+                               has_carry};
+    if (tiles == 1)
+        return enqueue_scan(ctx, job, level, 1, &from_carry, NULL, last, log);
+    if (job->lookback)
+        return run_lookback(ctx, job, level, tiles, &from_carry, scratch, last, log);
+    struct level below = {level->config, values, at, tiles, values, at, false, true};
     below.config.in_partials = true;
-    struct seeds prefixes = {scratch, at, true, false};
-    CHECK(enqueue_totals(ctx, job, level, tiles, scratch, at, log));
+    struct seeds prefixes = {values, at, true, false};
+    CHECK(enqueue_totals(ctx, job, level, tiles, values, at, log));
     CHECK(run_level(ctx, job, &below, carry, scratch, at + tiles, false, log));
-    CHECK(enqueue_scan(ctx, job, level, tiles, &prefixes, last, log));
+    CHECK(enqueue_scan(ctx, job, level, tiles, &prefixes, NULL, last, log));
 cleanup:
     return status;
 }
@@ -195,7 +250,7 @@ clfold_status scan_enqueue(clfold_context *ctx, const struct scan_job *job, cl_m
     struct level top = {job->config, in, offset, count, out, out_at, true, exclusive};
     /* At least one value: the kernels' unused seeds and carry arguments point at it. */
     CHECK(scratch_partials(ctx, scratch, 0, (values > 0 ? values : 1) * acc));
-    CHECK(run_level(ctx, job, &top, carry, scratch->partials[0], 0, true, log));
+    CHECK(run_level(ctx, job, &top, carry, scratch, 0, true, log));
 cleanup:
     return status;
 }

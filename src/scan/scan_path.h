@@ -19,6 +19,7 @@ struct scan_path {
     unsigned items;                /* elements a work-item of a tile: 1 (Kogge-Stone), 2 (Blelloch);
                                       0: the job's run (the auto path) */
     bool padded;                   /* one spare local slot every 32 */
+    const char *lookback_entry;    /* the one-launch scan where the device can run it; NULL: none */
 };
 
 /* A scan request resolved on a path: its geometry and its first level's program. */
@@ -27,6 +28,7 @@ struct scan_job {
     size_t block;                  /* work-group size: 1 for CPU chunks */
     size_t run_items;              /* the auto path's RUN_ITEMS on GPUs; 0 elsewhere */
     size_t chunks_per_level;       /* CPU chunks: how many a level is cut into; 0 elsewhere */
+    bool lookback;                 /* the path's one-launch scan runs (NVIDIA: PTX fences) */
     struct build_config config;    /* level 0's program: the caller's elements */
 };
 
