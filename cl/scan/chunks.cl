@@ -1,10 +1,13 @@
 /*
  * chunks.cl: the auto path's scans on CPUs (common.cl's totals and scan
- * kernels). A work-group is one work-item, and its tile a contiguous chunk
- * of `run` elements, the host's choice, taken in order: POCL runs one such
- * loop on a core at full speed, where a GPU's strided loops run about ten
- * times slower. The totals kernel folds each chunk; the scan kernel walks
- * each from its prefix.
+ * kernels). A tile is a contiguous chunk of `run` elements, the host's
+ * choice, taken in order: POCL runs such loops on a core at full speed,
+ * where a GPU's strided loops run about ten times slower. A work-group is
+ * one work-item, which takes CHUNK_WAYS consecutive chunks in step: element
+ * j of each in turn, so that the ways' folds are independent chains the
+ * core overlaps (a float sum's Neumaier step waits on the last one's
+ * result). The totals kernel folds the chunks; the scan kernel walks each
+ * from its prefix.
  */
 
 /* What a run takes an element as (defs.cl's load_run): a float product's factor, else an accumulator value. */
@@ -14,56 +17,91 @@
 #define RUN_ELEMENT_T ACC_T
 #endif
 
-/* A CPU work-item's chunk: elements [group * run, min(group * run + run, n)). */
-inline ulong2 chunk_of(ulong group, ulong run, ulong n)
+#ifndef CHUNK_WAYS
+#define CHUNK_WAYS 4
+#endif
+
+/* Chunk `tile`'s elements [x, y), empty past n. */
+inline ulong2 chunk_of(ulong tile, ulong run, ulong n)
 {
-    const ulong start = min(group * run, n);
+    const ulong start = min(tile * run, n);
     return (ulong2)(start, min(start + run, n));
 }
 
+/* The work-item's chunks, and how many elements all of them have (the last one may be short). */
+inline ulong chunks_of(ulong first, ulong run, ulong n, ulong2 *span)
+{
+    ulong common = run;
+#pragma unroll
+    for (uint k = 0; k < CHUNK_WAYS; k++) {
+        span[k] = chunk_of(first + k, run, n);
+        common = min(common, span[k].y - span[k].x);
+    }
+    return common;
+}
+
 __kernel void scan_chunks_totals(__global const IN_T *in, ulong offset, ulong n,
-                               __global ACC_T *totals, ulong totals_at, ulong run,
-                               __local ACC_T *buf)
+                                 __global ACC_T *totals, ulong totals_at, ulong run,
+                                 __local ACC_T *buf)
 {
     (void)buf;
-    const ulong group = get_group_id(0);
-    const ulong2 chunk = chunk_of(group, run, n);
-    run_t walk = scan_run_from(SCAN_IDENTITY);
-    for (ulong i = chunk.x; i < chunk.y; i++)
-        walk = run_fold(walk, load_run(in, offset + i));
-    totals[totals_at + group] = scan_run_value(walk);
+    const ulong first = get_group_id(0) * CHUNK_WAYS;
+    ulong2 span[CHUNK_WAYS];
+    run_t walk[CHUNK_WAYS];
+    const ulong common = chunks_of(first, run, n, span);
+#pragma unroll
+    for (uint k = 0; k < CHUNK_WAYS; k++)
+        walk[k] = scan_run_from(SCAN_IDENTITY);
+    for (ulong j = 0; j < common; j++) {
+#pragma unroll
+        for (uint k = 0; k < CHUNK_WAYS; k++)
+            walk[k] = run_fold(walk[k], load_run(in, offset + span[k].x + j));
+    }
+    for (uint k = 0; k < CHUNK_WAYS; k++) {
+        for (ulong i = span[k].x + common; i < span[k].y; i++)
+            walk[k] = run_fold(walk[k], load_run(in, offset + i));
+        if (span[k].x < span[k].y)
+            totals[totals_at + first + k] = scan_run_value(walk[k]);
+    }
+}
+
+/* Element i of a chunk: loaded before its output is stored, since the scan may run in place. */
+inline run_t walk_element(__global const IN_T *in, ulong offset, __global uchar *out,
+                          ulong out_at, uint finish, uint mode, run_t walk, ulong i)
+{
+    const RUN_ELEMENT_T x = load_run(in, offset + i);
+    const ACC_T before = scan_run_value(walk);
+    walk = run_fold(walk, x);
+    store_output(out, out_at, i, finish, output_value(mode, i, before, scan_run_value(walk)));
+    return walk;
 }
 
 __kernel void scan_chunks(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
-                        ulong out_at, ulong run, __local ACC_T *buf, uint finish, uint exclusive,
-                        __global const ACC_T *seeds, ulong seeds_at, uint seeded,
-                        __global ACC_T *carry, ulong carry_at, uint keep_carry)
+                          ulong out_at, ulong run, __local ACC_T *buf, uint finish, uint mode,
+                          __global const ACC_T *seeds, ulong seeds_at, uint seeded,
+                          __global ACC_T *carry, ulong carry_at, uint keep_carry)
 {
     (void)buf;
-    const ulong group = get_group_id(0);
-    const ulong2 chunk = chunk_of(group, run, n);
-    const ACC_T seed = tile_seed(seeds, seeds_at, seeded, group);
-    run_t walk = scan_run_from(seed);
-    ulong i = chunk.x;
-    /* Each element is loaded before its output is stored: the scan may run in place. */
-    if (exclusive && i == 0 && !seeded && i < chunk.y) {
-        const RUN_ELEMENT_T x = load_run(in, offset);
-        store_output(out, out_at, 0, finish, empty_prefix(finish));
-        walk = run_fold(walk, x);
-        i = 1;
+    const ulong first = get_group_id(0) * CHUNK_WAYS;
+    ulong2 span[CHUNK_WAYS];
+    run_t walk[CHUNK_WAYS];
+    const ulong common = chunks_of(first, run, n, span);
+#pragma unroll
+    for (uint k = 0; k < CHUNK_WAYS; k++) {
+        ACC_T seed = SCAN_IDENTITY;
+        if (seeded && span[k].x < span[k].y) /* a chunk past the last has no seed */
+            seed = seeds[seeds_at + first + k];
+        walk[k] = scan_run_from(seed);
     }
-    if (exclusive) {
-        for (; i < chunk.y; i++) {
-            const RUN_ELEMENT_T x = load_run(in, offset + i);
-            store_output(out, out_at, i, finish, scan_run_value(walk));
-            walk = run_fold(walk, x);
-        }
-    } else {
-        for (; i < chunk.y; i++) {
-            walk = run_fold(walk, load_run(in, offset + i));
-            store_output(out, out_at, i, finish, scan_run_value(walk));
-        }
+    for (ulong j = 0; j < common; j++) {
+#pragma unroll
+        for (uint k = 0; k < CHUNK_WAYS; k++)
+            walk[k] = walk_element(in, offset, out, out_at, finish, mode, walk[k], span[k].x + j);
     }
-    if (keep_carry && group == get_num_groups(0) - 1)
-        carry[carry_at] = scan_run_value(walk);
+    for (uint k = 0; k < CHUNK_WAYS; k++) {
+        for (ulong i = span[k].x + common; i < span[k].y; i++)
+            walk[k] = walk_element(in, offset, out, out_at, finish, mode, walk[k], i);
+        if (keep_carry && span[k].x < span[k].y && span[k].y == n)
+            carry[carry_at] = scan_run_value(walk[k]);
+    }
 }

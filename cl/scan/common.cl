@@ -15,7 +15,7 @@
  *            __local ACC_T *scratch)
  *           tile g's total goes to totals[totals_at + g];
  *   scan:   (in, offset, n, __global uchar *out, ulong out_at, ulong run,
- *            __local ACC_T *scratch, uint finish, uint exclusive,
+ *            __local ACC_T *scratch, uint finish, uint mode,
  *            __global const ACC_T *seeds, ulong seeds_at, uint seeded,
  *            __global ACC_T *carry, ulong carry_at, uint keep_carry)
  *           output i goes to out's element out_at + i: the caller's result
@@ -23,7 +23,7 @@
  *           starts from seeds[seeds_at + g] where `seeded`, else from
  *           nothing; the last tile's total, seed included, goes to
  *           carry[carry_at] where `keep_carry` (a host array's next chunk
- *           starts from it).
+ *           starts from it). `mode` is one of SCAN_MODE's below.
  * `run` is the elements a work-item takes where the host chooses it (the
  * auto path on CPUs); the ladder's kernels ignore it.
  */
@@ -62,11 +62,16 @@ inline ACC_T tile_seed(__global const ACC_T *seeds, ulong seeds_at, uint seeded,
 }
 
 /*
- * Output i, the fold of everything before it and, for an inclusive scan,
- * of itself: the caller's result type where `finish`, else an accumulator
- * value. The caller's first output of an unseeded exclusive scan is the
- * operator's identity as defs.cl spells it (+0 for sums).
+ * The scan kernels' `mode`: inclusive, exclusive, or exclusive where output
+ * 0 starts the caller's array (not a chunk that continues one, not a level
+ * of prefixes): that output is the operator's identity as the caller gets
+ * it, defs.cl's IDENTITY (+0 for float sums, where SCAN_IDENTITY is -0).
  */
+#define SCAN_INCLUSIVE 0
+#define SCAN_EXCLUSIVE 1
+#define SCAN_EXCLUSIVE_FROM_START 2
+
+/* Output i, the caller's result type where `finish`, else an accumulator value for the level above. */
 inline void store_output(__global uchar *out, ulong out_at, ulong i, uint finish, ACC_T value)
 {
     if (finish)
@@ -75,11 +80,13 @@ inline void store_output(__global uchar *out, ulong out_at, ulong i, uint finish
         ((__global ACC_T *)out)[out_at + i] = value;
 }
 
-/* The first output of an exclusive scan with no seed: an empty fold. */
-inline ACC_T empty_prefix(uint finish)
+/* Output i of a scan in `mode`: `before` (the fold of every element before i) or `through` (and i's). */
+inline ACC_T output_value(uint mode, ulong i, ACC_T before, ACC_T through)
 {
-    ACC_T value = SCAN_IDENTITY;
-    if (finish)
+    ACC_T value = through;
+    if (mode != SCAN_INCLUSIVE)
+        value = before;
+    if (mode == SCAN_EXCLUSIVE_FROM_START && i == 0)
         value = IDENTITY;
     return value;
 }

@@ -79,7 +79,7 @@ __kernel void scan_kogge_stone_totals(__global const IN_T *in, ulong offset, ulo
 
 __kernel void scan_kogge_stone(__global const IN_T *in, ulong offset, ulong n,
                                __global uchar *out, ulong out_at, ulong run, __local ACC_T *buf,
-                               uint finish, uint exclusive, __global const ACC_T *seeds,
+                               uint finish, uint mode, __global const ACC_T *seeds,
                                ulong seeds_at, uint seeded, __global ACC_T *carry,
                                ulong carry_at, uint keep_carry)
 {
@@ -89,12 +89,9 @@ __kernel void scan_kogge_stone(__global const IN_T *in, ulong offset, ulong n,
     const ACC_T seed = tile_seed(seeds, seeds_at, seeded, group);
     ACC_T before, through;
     const ACC_T total = kogge_stone(buf, lid, block, scan_load(in, offset, n, i), &before, &through);
-    if (i < n) {
-        ACC_T value = combine(seed, exclusive ? before : through);
-        if (exclusive && i == 0 && !seeded)
-            value = empty_prefix(finish);
-        store_output(out, out_at, i, finish, value);
-    }
+    if (i < n)
+        store_output(out, out_at, i, finish,
+                     output_value(mode, i, combine(seed, before), combine(seed, through)));
     keep_total(carry, carry_at, keep_carry, lid, seed, total);
 }
 
@@ -124,7 +121,7 @@ inline void blelloch_totals(__global const IN_T *in, ulong offset, ulong n,
 }
 
 inline void blelloch_scan(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
-                          ulong out_at, __local ACC_T *buf, uint finish, uint exclusive,
+                          ulong out_at, __local ACC_T *buf, uint finish, uint mode,
                           __global const ACC_T *seeds, ulong seeds_at, uint seeded,
                           __global ACC_T *carry, ulong carry_at, uint keep_carry, uint pad)
 {
@@ -138,11 +135,9 @@ inline void blelloch_scan(__global const IN_T *in, ulong offset, ulong n, __glob
         const uint slot = lid + k * block;
         const ulong i = start + slot;
         if (i < n) {
-            const ACC_T before = buf[padded(slot, pad)];
-            ACC_T value = combine(seed, exclusive ? before : combine(before, mine[k]));
-            if (exclusive && i == 0 && !seeded)
-                value = empty_prefix(finish);
-            store_output(out, out_at, i, finish, value);
+            const ACC_T before = combine(seed, buf[padded(slot, pad)]);
+            store_output(out, out_at, i, finish,
+                         output_value(mode, i, before, combine(before, mine[k])));
         }
     }
     keep_total(carry, carry_at, keep_carry, lid, seed, total);
@@ -158,11 +153,11 @@ __kernel void scan_blelloch_totals(__global const IN_T *in, ulong offset, ulong 
 
 __kernel void scan_blelloch(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
                             ulong out_at, ulong run, __local ACC_T *buf, uint finish,
-                            uint exclusive, __global const ACC_T *seeds, ulong seeds_at,
+                            uint mode, __global const ACC_T *seeds, ulong seeds_at,
                             uint seeded, __global ACC_T *carry, ulong carry_at, uint keep_carry)
 {
     (void)run;
-    blelloch_scan(in, offset, n, out, out_at, buf, finish, exclusive, seeds, seeds_at, seeded,
+    blelloch_scan(in, offset, n, out, out_at, buf, finish, mode, seeds, seeds_at, seeded,
                   carry, carry_at, keep_carry, 0);
 }
 
@@ -176,11 +171,11 @@ __kernel void scan_blelloch_padded_totals(__global const IN_T *in, ulong offset,
 
 __kernel void scan_blelloch_padded(__global const IN_T *in, ulong offset, ulong n,
                                    __global uchar *out, ulong out_at, ulong run,
-                                   __local ACC_T *buf, uint finish, uint exclusive,
+                                   __local ACC_T *buf, uint finish, uint mode,
                                    __global const ACC_T *seeds, ulong seeds_at, uint seeded,
                                    __global ACC_T *carry, ulong carry_at, uint keep_carry)
 {
     (void)run;
-    blelloch_scan(in, offset, n, out, out_at, buf, finish, exclusive, seeds, seeds_at, seeded,
+    blelloch_scan(in, offset, n, out, out_at, buf, finish, mode, seeds, seeds_at, seeded,
                   carry, carry_at, keep_carry, 1);
 }

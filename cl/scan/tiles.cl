@@ -94,24 +94,20 @@ inline ACC_T fold_run(const RUN_ELEMENT_T *items, uint count)
 /*
  * Walks work-item lid's run from `from`, the fold of everything before it,
  * staging each output in local memory; then the tile's outputs leave
- * coalesced. (An exclusive scan's very first output, with no seed at all,
- * is the empty prefix.)
+ * coalesced.
  */
 inline void store_tile_run(__global uchar *out, ulong out_at, ulong n, ulong start, uint lid,
                            __local ACC_T *buf, const RUN_ELEMENT_T *items, uint count,
-                           ACC_T from, uint finish, uint exclusive, uint seeded)
+                           ACC_T from, uint finish, uint mode)
 {
     run_t walk = scan_run_from(from);
 #pragma unroll
     for (uint j = 0; j < RUN_ITEMS; j++) {
         if (j < count) {
-            ACC_T value = scan_run_value(walk);
+            const ACC_T before = scan_run_value(walk);
             walk = run_fold(walk, items[j]);
-            if (!exclusive)
-                value = scan_run_value(walk);
-            else if (start + lid * RUN_ITEMS + j == 0 && !seeded)
-                value = empty_prefix(finish);
-            buf[STAGE(lid * RUN_ITEMS + j)] = value;
+            buf[STAGE(lid * RUN_ITEMS + j)] =
+                output_value(mode, start + lid * RUN_ITEMS + j, before, scan_run_value(walk));
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -141,7 +137,7 @@ void scan_tiles_totals(__global const IN_T *in, ulong offset, ulong n, __global 
 
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *out, ulong out_at,
-                ulong run, __local ACC_T *buf, uint finish, uint exclusive,
+                ulong run, __local ACC_T *buf, uint finish, uint mode,
                 __global const ACC_T *seeds, ulong seeds_at, uint seeded, __global ACC_T *carry,
                 ulong carry_at, uint keep_carry)
 {
@@ -155,7 +151,7 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
     const ACC_T total = kogge_stone(buf + KS_AT, lid, BLOCK_SIZE, fold_run(items, count), &before,
                                     &through);
     store_tile_run(out, out_at, n, start, lid, buf, items, count, combine(seed, before), finish,
-                   exclusive, seeded);
+                   mode);
     keep_total(carry, carry_at, keep_carry, lid, seed, total);
 }
 
@@ -245,7 +241,7 @@ inline ACC_T tiles_before(volatile __global uint *flags, volatile __global ACC_T
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
                          ulong out_at, ulong run, __local ACC_T *buf, uint finish,
-                         uint exclusive, __global const ACC_T *seeds, ulong seeds_at,
+                         uint mode, __global const ACC_T *seeds, ulong seeds_at,
                          uint seeded, __global ACC_T *carry, ulong carry_at, uint keep_carry,
                          volatile __global uint *status, volatile __global ACC_T *nodes)
 {
@@ -268,7 +264,7 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     const ACC_T seed = combine(tile_seed(seeds, seeds_at, seeded, 0),
                                tiles_before(flags, nodes, buf + NODES_AT, lid, t));
     store_tile_run(out, out_at, n, start, lid, buf, items, count, combine(seed, before), finish,
-                   exclusive, seeded || t > 0);
+                   mode);
     if (keep_carry && lid == 0 && t == get_num_groups(0) - 1)
         carry[carry_at] = combine(seed, total);
 }

@@ -24,7 +24,11 @@ struct level {
     size_t out_at;                 /* in elements of the result (finish) or of accumulator values */
     bool finish;                   /* the caller's results; else accumulator values for the level above */
     bool exclusive;
+    bool from_start;               /* its output 0 starts the caller's array: no chunk before it */
 };
+
+/* cl/scan/common.cl's scan modes. */
+enum { SCAN_INCLUSIVE, SCAN_EXCLUSIVE, SCAN_EXCLUSIVE_FROM_START };
 
 /* A CPU chunk's elements: the job's `run` argument. 0 for the paths that fix their tile. */
 static size_t cpu_chunk(const struct scan_job *job, size_t count)
@@ -116,7 +120,8 @@ static clfold_status enqueue_totals(clfold_context *ctx, const struct scan_job *
     cl_kernel kernel = NULL;
     CHECK(program_kernel(ctx, &level->config, job->path->totals_entry, &kernel));
     CHECK(bind_level(ctx, kernel, job, level, totals, at));
-    CHECK(enqueue(ctx, kernel, job->path->totals_entry, tiles, job->block, false, log));
+    CHECK(enqueue(ctx, kernel, job->path->totals_entry, divide_up(tiles, job->tiles_per_group),
+                  job->block, false, log));
     log->bytes_read += (uint64_t)level->count * input_bytes(level);
     log->bytes_written += (uint64_t)tiles * accumulator_size(&level->config.acc);
 cleanup:
@@ -148,8 +153,9 @@ static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *jo
 {
     clfold_status status = CLFOLD_SUCCESS;
     cl_kernel kernel = NULL;
-    cl_uint finish = level->finish, exclusive = level->exclusive;
-    cl_uint seeded = seeds->seeded, keep = seeds->keep;
+    cl_uint finish = level->finish, seeded = seeds->seeded, keep = seeds->keep;
+    cl_uint mode = !level->exclusive ? SCAN_INCLUSIVE
+                 : level->from_start ? SCAN_EXCLUSIVE_FROM_START : SCAN_EXCLUSIVE;
     cl_ulong at = seeds->at;
     const char *entry = lookback != NULL ? job->path->lookback_entry : job->path->scan_entry;
     CHECK(program_kernel(ctx, &level->config, entry, &kernel));
@@ -161,14 +167,15 @@ static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *jo
     }
     CHECK(bind_level(ctx, kernel, job, level, level->out, level->out_at));
     CHECK_CL(clSetKernelArg(kernel, 7, sizeof finish, &finish), "clSetKernelArg(finish)");
-    CHECK_CL(clSetKernelArg(kernel, 8, sizeof exclusive, &exclusive), "clSetKernelArg(exclusive)");
+    CHECK_CL(clSetKernelArg(kernel, 8, sizeof mode, &mode), "clSetKernelArg(mode)");
     CHECK_CL(clSetKernelArg(kernel, 9, sizeof seeds->buffer, &seeds->buffer), "clSetKernelArg(seeds)");
     CHECK_CL(clSetKernelArg(kernel, 10, sizeof at, &at), "clSetKernelArg(seeds_at)");
     CHECK_CL(clSetKernelArg(kernel, 11, sizeof seeded, &seeded), "clSetKernelArg(seeded)");
     CHECK_CL(clSetKernelArg(kernel, 12, sizeof seeds->buffer, &seeds->buffer), "clSetKernelArg(carry)");
     CHECK_CL(clSetKernelArg(kernel, 13, sizeof at, &at), "clSetKernelArg(carry_at)");
     CHECK_CL(clSetKernelArg(kernel, 14, sizeof keep, &keep), "clSetKernelArg(keep_carry)");
-    CHECK(enqueue(ctx, kernel, entry, tiles, job->block, last, log));
+    CHECK(enqueue(ctx, kernel, entry, divide_up(tiles, job->tiles_per_group), job->block, last,
+                  log));
     size_t out_bytes = level->finish ? type_info(level->config.acc.result)->size
                                      : accumulator_size(&level->config.acc);
     log->bytes_read += (uint64_t)level->count * input_bytes(level) +
@@ -229,7 +236,7 @@ static clfold_status run_level(clfold_context *ctx, const struct scan_job *job,
         return enqueue_scan(ctx, job, level, 1, &from_carry, NULL, last, log);
     if (job->lookback)
         return run_lookback(ctx, job, level, tiles, &from_carry, scratch, last, log);
-    struct level below = {level->config, values, at, tiles, values, at, false, true};
+    struct level below = {level->config, values, at, tiles, values, at, false, true, false};
     below.config.in_partials = true;
     struct seeds prefixes = {values, at, true, false};
     CHECK(enqueue_totals(ctx, job, level, tiles, values, at, log));
@@ -247,7 +254,8 @@ clfold_status scan_enqueue(clfold_context *ctx, const struct scan_job *job, cl_m
     clfold_status status = CLFOLD_SUCCESS;
     size_t acc = accumulator_size(&job->config.acc);
     size_t values = scratch_values(ctx, job, count);
-    struct level top = {job->config, in, offset, count, out, out_at, true, exclusive};
+    bool continued = carry != NULL && carry->buffer != NULL && carry->seeded;
+    struct level top = {job->config, in, offset, count, out, out_at, true, exclusive, !continued};
     /* At least one value: the kernels' unused seeds and carry arguments point at it. */
     CHECK(scratch_partials(ctx, scratch, 0, (values > 0 ? values : 1) * acc));
     CHECK(run_level(ctx, job, &top, carry, scratch, 0, true, log));

@@ -34,8 +34,11 @@ static const struct scan_path CPU_CHUNKS = {"scan-cpu", CLFOLD_SCAN_AUTO, "scan/
  */
 #define GPU_RUN_BYTES 32
 
-/* A CPU scan cuts a level into this many chunks a compute unit: some slack for uneven cores. */
-#define CPU_CHUNKS_PER_UNIT 4
+/* A CPU scan cuts a level into this many work-items a compute unit: some slack for uneven cores. */
+#define CPU_ITEMS_PER_UNIT 4
+
+/* Chunks a CPU work-item walks in step (cl/scan/chunks.cl's CHUNK_WAYS). */
+#define CPU_CHUNK_WAYS 4
 
 const struct scan_path *scan_path_choose(const clfold_context *ctx)
 {
@@ -81,14 +84,16 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
     clfold_status status = CLFOLD_SUCCESS;
     struct accumulator acc;
     CHECK(accumulator_choose(ctx, type, op, CLFOLD_AUTO, &acc));
-    *job = (struct scan_job){.path = scan_path_choose(ctx)};
+    *job = (struct scan_job){.path = scan_path_choose(ctx), .tiles_per_group = 1};
     job->config = (struct build_config){.source = job->path->source, .in = type, .acc = acc,
                                         .op = op};
     if (job->path == &GPU_TILES && ctx->caps.max_work_group_size < 2)
         job->path = &CPU_CHUNKS; /* a device of one work-item a group runs chunks */
     if (job->path == &CPU_CHUNKS) {
         job->block = 1;
-        job->chunks_per_level = (size_t)ctx->caps.compute_units * CPU_CHUNKS_PER_UNIT;
+        job->tiles_per_group = CPU_CHUNK_WAYS;
+        job->config.chunk_ways = CPU_CHUNK_WAYS;
+        job->chunks_per_level = (size_t)ctx->caps.compute_units * CPU_ITEMS_PER_UNIT * CPU_CHUNK_WAYS;
         job->config.block_size = 1;
     } else if (job->path == &GPU_TILES) {
         size_t bytes = accumulator_size(&acc);
