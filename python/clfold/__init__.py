@@ -3,15 +3,16 @@
     import numpy as np, clfold
     clfold.reduce(np.arange(10, dtype=np.int32))              # 45, as numpy.int64
     clfold.reduce(x, "max"); clfold.reduce(x, accuracy="exact")
+    clfold.scan(x)                                            # numpy.cumsum(x), on the device
 
 See docs/python.md in clfold's source tree.
 """
-from ._context import (ACCURACIES, KERNELS, OPS, Context, Device, Error, default_context,
-                       devices, reduce)
+from ._context import (ACCURACIES, KERNELS, OPS, SCAN_KERNELS, Context, Device, Error,
+                       default_context, devices, reduce, scan)
 from ._lib import version as _library_version
 
 __version__ = "0.1.0"
 library_version = _library_version()
 
-__all__ = ["Context", "Device", "Error", "devices", "reduce", "default_context", "OPS",
-           "ACCURACIES", "KERNELS", "library_version", "__version__"]
+__all__ = ["Context", "Device", "Error", "devices", "reduce", "scan", "default_context", "OPS",
+           "ACCURACIES", "KERNELS", "SCAN_KERNELS", "library_version", "__version__"]

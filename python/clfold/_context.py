@@ -52,6 +52,30 @@ def _choice(kind, name, allowed):
 OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
 ACCURACIES = ("default", "compensated", "fp64", "exact")
 KERNELS = ("auto", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "atomic")
+SCAN_KERNELS = ("auto", "kogge-stone", "blelloch", "blelloch-padded")
+
+
+def _check_block(block):
+    if block is not None and (not isinstance(block, (int, np.integer)) or isinstance(block, bool)
+                              or block < 1 or block & (block - 1)):
+        raise ValueError(f"block must be None or a power of two, not {block!r}")
+
+
+def _check_cl_array(x, queue_ptr):
+    """A pyopencl array the library can take as a buffer and an element offset, its writes done."""
+    if not x.dtype.isnative:
+        raise TypeError(f"a pyopencl array of {x.dtype.str}, not in native byte order: clfold "
+                        "would read its bytes as native; convert it first")
+    if not (x.flags.c_contiguous or x.flags.f_contiguous):
+        raise ValueError("clfold takes contiguous pyopencl arrays only: pass x.copy() or "
+                         "x.get() for a strided view")
+    if x.offset % x.dtype.itemsize != 0:
+        raise ValueError(f"a pyopencl array at byte offset {x.offset}, not a multiple of its "
+                         f"{x.dtype.itemsize}-byte elements")
+    if x.queue is None:
+        x.finish()  # no queue of its own: at least its recorded events
+    elif queue_ptr != x.queue.int_ptr:
+        x.queue.finish()  # this context's queue does not wait for the array's own
 
 
 def _is_pyopencl_array(x):
@@ -160,9 +184,7 @@ class Context:
         op_value = _choice("op", op, OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("kernel", kernel, KERNELS)
-        if block is not None and (not isinstance(block, (int, np.integer)) or isinstance(block, bool)
-                                  or block < 1 or block & (block - 1)):
-            raise ValueError(f"block must be None or a power of two, not {block!r}")
+        _check_block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
             x = np.asarray(x)
@@ -191,20 +213,53 @@ class Context:
             _check(code, self._handle)
         return result[()]
 
+    def scan(self, x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", block=None):
+        """As clfold.scan(x, ...) on this context."""
+        op_value = _choice("op", op, OPS)
+        accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
+        kernel_value = _choice("scan_kernel", kernel, SCAN_KERNELS)
+        _check_block(block)
+        on_device = _is_pyopencl_array(x)
+        if not on_device:
+            x = np.asarray(x)
+        type_value = _lib.from_name("type", _clfold_type(x.dtype))
+        dtype = self._result_dtype(type_value, op_value, op, x.dtype)
+        mode = 1 if exclusive else 0
+        if on_device:
+            _check_cl_array(x, self._queue_ptr)
+            import pyopencl.array as cl_array
+            out = cl_array.empty(x.queue, x.size, dtype)
+        else:
+            x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("=")).reshape(-1)
+            out = np.empty(x.size, dtype)
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("this clfold context is closed")
+            _check(_lib.lib.clfold_set_scan_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
+            if not on_device:
+                code = _lib.lib.clfold_scan_host(self._handle, x.ctypes.data, x.size, type_value,
+                                                 op_value, mode, out.ctypes.data)
+            elif x.size == 0:
+                code = 0
+            else:
+                code = _lib.lib.clfold_scan_buffer(
+                    self._handle, ctypes.c_void_p(x.base_data.int_ptr), x.offset // x.dtype.itemsize,
+                    x.size, type_value, op_value, mode, ctypes.c_void_p(out.base_data.int_ptr),
+                    out.offset // out.dtype.itemsize)
+            _check(code, self._handle)
+        return out
+
+    @staticmethod
+    def _result_dtype(type_value, op_value, op, dtype):
+        result_type = _lib.enum_t()
+        code = _lib.lib.clfold_result_type(type_value, op_value, ctypes.byref(result_type))
+        if code != 0:
+            raise Error(code, f"{op} is not defined for {np.dtype(dtype).name} arrays")
+        return _DTYPES[_lib.lib.clfold_type_name(result_type.value).decode()]
+
     def _reduce_cl_array(self, x, type_value, op_value, result):
-        if not x.dtype.isnative:
-            raise TypeError(f"a pyopencl array of {x.dtype.str}, not in native byte order: clfold "
-                            "would read its bytes as native; convert it first")
-        if not (x.flags.c_contiguous or x.flags.f_contiguous):
-            raise ValueError("clfold reduces contiguous pyopencl arrays only: pass x.copy() or "
-                             "x.get() for a strided view")
-        if x.offset % x.dtype.itemsize != 0:
-            raise ValueError(f"a pyopencl array at byte offset {x.offset}, not a multiple of its "
-                             f"{x.dtype.itemsize}-byte elements")
-        if x.queue is None:
-            x.finish()  # no queue of its own: at least its recorded events
-        elif self._queue_ptr != x.queue.int_ptr:
-            x.queue.finish()  # this context's queue does not wait for the array's own
+        _check_cl_array(x, self._queue_ptr)
         if x.size == 0:  # no buffer to hand over: the empty reduction's identity
             return _lib.lib.clfold_reduce_host(self._handle, result.ctypes.data, 0, type_value,
                                                op_value, result.ctypes.data)
@@ -275,3 +330,28 @@ def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=N
     elif context is None:
         context = default_context()
     return context.reduce(x, op, axis=axis, accuracy=accuracy, kernel=kernel, block=block)
+
+
+def scan(x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", block=None,
+         context=None):
+    """The running reduction of `x` by `op`: numpy.cumsum(x) for "sum", numpy.cumprod for
+    "prod", numpy.minimum.accumulate, maximum, bitwise_and, _or and _xor's for the others, on
+    the flattened array (C order), as those do without an axis. A 1-d array of clfold's result
+    type: integer sums and products in 64 bits, float16 in float32.
+
+    exclusive: out[i] covers the elements before i, and out[0] is the operator's identity.
+    x: a NumPy array (or anything NumPy can view), or a pyopencl.array.Array, scanned into a
+    new pyopencl array on its queue with no copy to the host.
+    accuracy: float sums' "default", "compensated" or "fp64" ("exact" is refused).
+    kernel, block: "auto", or the scan ladder's "kogge-stone", "blelloch", "blelloch-padded",
+    and its work-group size. context: as for reduce().
+    Raises clfold.Error for what the library refuses, ValueError or TypeError for bad arguments.
+    """
+    if context is None and _is_pyopencl_array(x):
+        if x.queue is None:
+            raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
+                             "or pass context=clfold.Context.from_queue(q)")
+        context = _queue_context(x.queue)
+    elif context is None:
+        context = default_context()
+    return context.scan(x, op, exclusive=exclusive, accuracy=accuracy, kernel=kernel, block=block)

@@ -40,11 +40,16 @@ _declare("clfold_reduce_host", status_t, context_p, ctypes.c_void_p, ctypes.c_si
          enum_t, ctypes.c_void_p)
 _declare("clfold_reduce_buffer", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
          ctypes.c_size_t, enum_t, enum_t, ctypes.c_void_p)
+_declare("clfold_set_scan_kernel", status_t, context_p, enum_t, ctypes.c_size_t)
+_declare("clfold_scan_host", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t, enum_t, enum_t,
+         enum_t, ctypes.c_void_p)
+_declare("clfold_scan_buffer", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
+         ctypes.c_size_t, enum_t, enum_t, enum_t, ctypes.c_void_p, ctypes.c_size_t)
 _declare("clfold_result_type", status_t, enum_t, enum_t, ctypes.POINTER(enum_t))
 _declare("clfold_type_name", ctypes.c_char_p, enum_t)
 _declare("clfold_status_string", ctypes.c_char_p, status_t)
 _declare("clfold_last_error", ctypes.c_char_p, context_p)
-for _kind in ("type", "op", "kernel", "accuracy"):
+for _kind in ("type", "op", "kernel", "scan_kernel", "accuracy"):
     _declare(f"clfold_{_kind}_from_name", status_t, ctypes.c_char_p, ctypes.POINTER(enum_t))
 
 

@@ -295,3 +295,87 @@ def test_the_gil_is_released_during_a_reduction(queue):
     finally:
         faulthandler.cancel_dump_traceback_later()
         opener.join()
+
+
+SCAN_UFUNCS = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+               "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def numpy_scan(x, op):
+    """NumPy's running reduction of the flattened x in clfold's result type (sums and products
+    of integers wrap in 64 bits; floats in float64, to measure the float results from)."""
+    x = x.reshape(-1)
+    wide = result_dtype(x.dtype, op)
+    if op in ("sum", "prod"):
+        run = np.cumsum if op == "sum" else np.cumprod
+        return run(x, dtype=wide if wide.kind in "iu" else np.float64)
+    return SCAN_UFUNCS[op].accumulate(x) if x.size else x.copy()
+
+
+@pytest.mark.parametrize("dtype", INTEGERS)
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "and", "or", "xor"])
+@pytest.mark.parametrize("n", [0, 1, 257, 100003])
+def test_integer_scans_are_numpys(dtype, op, n):
+    x = data(dtype, n)
+    got = clfold.scan(x, op)
+    want = numpy_scan(x, op)
+    assert got.dtype == result_dtype(np.dtype(dtype), op) and got.shape == (n,)
+    assert np.array_equal(got, want)
+    excl = clfold.scan(x, op, exclusive=True)
+    if n:
+        identity = {"sum": 0, "prod": 1, "min": np.iinfo(dtype).max, "max": np.iinfo(dtype).min,
+                    "and": np.array(-1).astype(dtype), "or": 0, "xor": 0}[op]
+        assert excl[0] == np.array(identity).astype(got.dtype) and np.array_equal(excl[1:], want[:-1])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("accuracy", ["default", "compensated", "fp64"])
+@pytest.mark.parametrize("kernel", ["auto", "kogge-stone", "blelloch-padded"])
+def test_float_scans_within_the_bound(dtype, accuracy, kernel):
+    x = data(dtype, 70007).reshape(7, 10001)                       # flattened in C order
+    got = clfold.scan(x, accuracy=accuracy, kernel=kernel).astype(np.float64)
+    exact = np.cumsum(x.reshape(-1).astype(np.float64))             # exact enough at this scale
+    magnitude = np.cumsum(np.abs(x.reshape(-1).astype(np.float64)))
+    u = 2.0 ** -53 if dtype == np.float64 else 2.0 ** -24
+    bound = (5 * math.ceil(math.log2(x.size)) + 4) * u * magnitude + 1e-12 * magnitude
+    assert np.all(np.abs(got - exact) <= bound)
+
+
+def test_scan_min_max_nan_and_layouts():
+    x = np.array([3.0, -0.0, 0.0, np.nan, -1.0], np.float32)
+    assert np.array_equal(clfold.scan(x, "min"), [3.0, -0.0, -0.0, np.nan, np.nan], equal_nan=True)
+    assert np.signbit(clfold.scan(x, "min")[2])                     # -0 below +0
+    f = np.asfortranarray(np.arange(12, dtype=np.int32).reshape(3, 4))
+    assert np.array_equal(clfold.scan(f), np.cumsum(f))              # C order, as NumPy's
+    assert np.array_equal(clfold.scan(np.arange(5, dtype=">i2")), np.cumsum(np.arange(5)))
+    assert clfold.scan(np.float16([1, 2])).dtype == np.float32
+
+
+def test_scan_refusals():
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(clfold.Error) as refused:
+        clfold.scan(x, "argmax")
+    assert refused.value.status == "CLFOLD_ERROR_UNSUPPORTED"
+    with pytest.raises(clfold.Error, match="UNSUPPORTED"):
+        clfold.scan(x, accuracy="exact")
+    with pytest.raises(clfold.Error, match="OP_NOT_FOR_TYPE"):
+        clfold.scan(x, "xor")
+    with pytest.raises(ValueError, match="unknown scan_kernel"):
+        clfold.scan(x, kernel="k7")
+    with pytest.raises(ValueError, match="power of two"):
+        clfold.scan(x, block=3)
+    with pytest.raises(TypeError, match="does not reduce"):
+        clfold.scan(np.zeros(3, bool))
+
+
+def test_pyopencl_arrays_scan_on_their_queue(queue):
+    x = data(np.int32, 100001)
+    a = cl_array.to_device(queue, x)
+    got = clfold.scan(a)
+    assert isinstance(got, cl_array.Array) and got.dtype == np.int64
+    assert np.array_equal(got.get(), np.cumsum(x, dtype=np.int64))
+    assert np.array_equal(clfold.scan(a[17:], "max", exclusive=True).get()[1:],
+                          np.maximum.accumulate(x[17:])[:-1])         # a view at an offset
+    assert clfold.scan(a[:0]).size == 0
+    with pytest.raises(ValueError, match="contiguous"):
+        clfold.scan(a[::2])
