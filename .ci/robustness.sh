@@ -6,7 +6,7 @@
 #      library, the runner, the tests, the fuzzers) in build-asan/, warnings
 #      as errors;
 #   2. runs the test suite there on POCL, with LeakSanitizer on, except
-#        big, accuracy_tenth* 4.3 GB and 0.4 GB of host data, 2 minutes and
+#        big, scan_big, accuracy_tenth* 4.3 GB and 0.4 GB of host data, 2 minutes and
 #                             more: ASan's shadow memory and slower loops on
 #                             top; the same code runs on small arrays in
 #                             accuracy_chunks and faults_beyond_global_memory;
@@ -71,7 +71,7 @@ export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp
 if ! command -v llvm-symbolizer >/dev/null && [ -x /usr/bin/llvm-symbolizer-14 ]; then
     export ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14
 fi
-ctest --test-dir "$asan_build" -j "$jobs" --output-on-failure -E '^(big|accuracy_tenth.*|oclgrind_.*)$' ||
+ctest --test-dir "$asan_build" -j "$jobs" --output-on-failure -E '^(big|scan_big|accuracy_tenth.*|oclgrind_.*)$' ||
     die "a test failed under the sanitizers (see above)"
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 export ASAN_OPTIONS=$asan_common # for the fuzzers

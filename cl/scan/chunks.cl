@@ -21,21 +21,20 @@
 #define CHUNK_WAYS 4
 #endif
 
-/* Chunk `tile`'s elements [x, y), empty past n. */
-inline ulong2 chunk_of(ulong tile, ulong run, ulong n)
-{
-    const ulong start = min(tile * run, n);
-    return (ulong2)(start, min(start + run, n));
-}
-
-/* The work-item's chunks, and how many elements all of them have (the last one may be short). */
-inline ulong chunks_of(ulong first, ulong run, ulong n, ulong2 *span)
+/*
+ * The work-item's chunks, [start[k], end[k]) each, empty past n, and how
+ * many elements all of them have (the last one may be short). Plain
+ * arrays, not ulong2 pairs: Oclgrind 21.10's --uninitialized crashes on
+ * the pairs' vector code (tests/known-bugs/oclgrind_lo_hi_shuffle.py).
+ */
+inline ulong chunks_of(ulong first, ulong run, ulong n, ulong *start, ulong *end)
 {
     ulong common = run;
 #pragma unroll
     for (uint k = 0; k < CHUNK_WAYS; k++) {
-        span[k] = chunk_of(first + k, run, n);
-        common = min(common, span[k].y - span[k].x);
+        start[k] = min((first + k) * run, n);
+        end[k] = min(start[k] + run, n);
+        common = min(common, end[k] - start[k]);
     }
     return common;
 }
@@ -46,21 +45,21 @@ __kernel void scan_chunks_totals(__global const IN_T *in, ulong offset, ulong n,
 {
     (void)buf;
     const ulong first = get_group_id(0) * CHUNK_WAYS;
-    ulong2 span[CHUNK_WAYS];
+    ulong start[CHUNK_WAYS], end[CHUNK_WAYS];
     run_t walk[CHUNK_WAYS];
-    const ulong common = chunks_of(first, run, n, span);
+    const ulong common = chunks_of(first, run, n, start, end);
 #pragma unroll
     for (uint k = 0; k < CHUNK_WAYS; k++)
         walk[k] = scan_run_from(SCAN_IDENTITY);
     for (ulong j = 0; j < common; j++) {
 #pragma unroll
         for (uint k = 0; k < CHUNK_WAYS; k++)
-            walk[k] = run_fold(walk[k], load_run(in, offset + span[k].x + j));
+            walk[k] = run_fold(walk[k], load_run(in, offset + start[k] + j));
     }
     for (uint k = 0; k < CHUNK_WAYS; k++) {
-        for (ulong i = span[k].x + common; i < span[k].y; i++)
+        for (ulong i = start[k] + common; i < end[k]; i++)
             walk[k] = run_fold(walk[k], load_run(in, offset + i));
-        if (span[k].x < span[k].y)
+        if (start[k] < end[k])
             totals[totals_at + first + k] = scan_run_value(walk[k]);
     }
 }
@@ -83,25 +82,25 @@ __kernel void scan_chunks(__global const IN_T *in, ulong offset, ulong n, __glob
 {
     (void)buf;
     const ulong first = get_group_id(0) * CHUNK_WAYS;
-    ulong2 span[CHUNK_WAYS];
+    ulong start[CHUNK_WAYS], end[CHUNK_WAYS];
     run_t walk[CHUNK_WAYS];
-    const ulong common = chunks_of(first, run, n, span);
+    const ulong common = chunks_of(first, run, n, start, end);
 #pragma unroll
     for (uint k = 0; k < CHUNK_WAYS; k++) {
         ACC_T seed = SCAN_IDENTITY;
-        if (seeded && span[k].x < span[k].y) /* a chunk past the last has no seed */
+        if (seeded && start[k] < end[k]) /* a chunk past the last has no seed */
             seed = seeds[seeds_at + first + k];
         walk[k] = scan_run_from(seed);
     }
     for (ulong j = 0; j < common; j++) {
 #pragma unroll
         for (uint k = 0; k < CHUNK_WAYS; k++)
-            walk[k] = walk_element(in, offset, out, out_at, finish, mode, walk[k], span[k].x + j);
+            walk[k] = walk_element(in, offset, out, out_at, finish, mode, walk[k], start[k] + j);
     }
     for (uint k = 0; k < CHUNK_WAYS; k++) {
-        for (ulong i = span[k].x + common; i < span[k].y; i++)
+        for (ulong i = start[k] + common; i < end[k]; i++)
             walk[k] = walk_element(in, offset, out, out_at, finish, mode, walk[k], i);
-        if (keep_carry && span[k].x < span[k].y && span[k].y == n)
+        if (keep_carry && start[k] < end[k] && end[k] == n)
             carry[carry_at] = scan_run_value(walk[k]);
     }
 }

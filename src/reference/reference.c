@@ -1,7 +1,7 @@
 /*
- * reference.c: host reductions to check the device against. Integers wrap
- * in 64 bits exactly as the kernels do; floats are summed in long double;
- * min and max follow the library's rule (NaN wins, -0 < +0).
+ * reference.c: host reductions and scans to check the device against.
+ * Integers wrap in 64 bits exactly as the kernels do; floats are summed in
+ * long double; min and max follow the library's rule (NaN wins, -0 < +0).
  */
 #include "reference.h"
 
@@ -269,6 +269,152 @@ long double reference_tolerance(clfold_type type, clfold_op op, clfold_accuracy 
     if (accuracy == CLFOLD_ACCURACY_FP64 && result == CLFOLD_FLOAT)
         return u * fabsl(exact) + (levels + 4) * ldexpl(1, -53) * sum_abs;
     return (levels + 4) * u * sum_abs;
+}
+
+/* ---- scans ----------------------------------------------------------------- */
+
+/* The identity of `op` on integers, as the bits a fold starts from (sign-extended). */
+static uint64_t integer_identity(clfold_type result, clfold_op op, bool is_signed)
+{
+    unsigned bits = 8 * (unsigned)clfold_type_size(result);
+    uint64_t ones = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    return op == CLFOLD_PROD ? 1 : op == CLFOLD_AND ? ones
+         : op == CLFOLD_MIN ? (is_signed ? ones >> 1 : ones)
+         : op == CLFOLD_MAX ? (is_signed ? ~(ones >> 1) : 0) : 0;
+}
+
+/* Output i of packed results: an integer's low bytes, or a float rounded once. */
+static void store_output(void *out, size_t i, clfold_type result, uint64_t bits, long double value)
+{
+    reference_value v;
+    size_t size = clfold_type_size(result);
+    if (is_float_type(result))
+        store_float(&v, value, result);
+    else
+        store_integer(&v, bits, result);
+    memcpy((unsigned char *)out + i * size, v.bytes, size);
+}
+
+/* A running float sum: Neumaier's compensation in long double, non-finite elements apart. */
+typedef struct {
+    long double sum, carry, sum_abs;
+    bool nan, plus_inf, minus_inf;
+} running_sum;
+
+static void running_add(running_sum *s, long double x)
+{
+    if (isnan(x)) {
+        s->nan = true;
+    } else if (isinf(x)) {
+        *(x > 0 ? &s->plus_inf : &s->minus_inf) = true;
+    } else {
+        long double t = s->sum + x;
+        s->carry += fabsl(s->sum) >= fabsl(x) ? (s->sum - t) + x : (x - t) + s->sum;
+        s->sum = t;
+        s->sum_abs += fabsl(x);
+    }
+}
+
+static long double running_value(const running_sum *s)
+{
+    if (s->nan || (s->plus_inf && s->minus_inf))
+        return NAN;
+    if (s->plus_inf || s->minus_inf)
+        return s->plus_inf ? INFINITY : -INFINITY;
+    /* Zeros alone: the sum, started at -0, holds their sign (-0 only if all are -0). */
+    return s->sum_abs == 0 ? s->sum : s->sum + s->carry;
+}
+
+/* A running float product: mantissa and exponent apart, as reference_reduce's. */
+static long double product_value(long double mantissa, long exponent)
+{
+    return ldexpl(mantissa, exponent < -20000 ? -20000 : exponent > 20000 ? 20000 : (int)exponent);
+}
+
+static void scan_floats(const void *data, size_t n, clfold_type type, clfold_op op,
+                        clfold_scan_mode mode, clfold_type result, void *out, long double *exact,
+                        long double *sum_abs)
+{
+    running_sum sum = {-0.0L, 0, 0, false, false, false};
+    long double acc = op == CLFOLD_PROD ? 1.0L : op == CLFOLD_MIN ? INFINITY : -INFINITY;
+    long exponent = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double x = reference_element(data, i, type), before, after, abs_before;
+        int k = 0;
+        if (op == CLFOLD_SUM) {
+            before = i == 0 ? 0.0L : running_value(&sum); /* the exclusive out[0]: +0 */
+            abs_before = sum.sum_abs;
+            running_add(&sum, x);
+            after = running_value(&sum);
+        } else if (op == CLFOLD_PROD) {
+            before = product_value(acc, exponent);
+            acc = frexpl(acc * x, &k);
+            exponent += isfinite(acc) ? k : 0;
+            after = product_value(acc, exponent);
+        } else {
+            before = acc;
+            after = acc = fold_min_max(acc, x, op);
+        }
+        long double value = mode == CLFOLD_EXCLUSIVE ? before : after;
+        store_output(out, i, result, 0, value);
+        if (exact != NULL)
+            exact[i] = value;
+        if (sum_abs != NULL)
+            sum_abs[i] = op != CLFOLD_SUM ? 0 : mode == CLFOLD_EXCLUSIVE ? abs_before : sum.sum_abs;
+    }
+}
+
+clfold_status reference_scan(const void *data, size_t n, clfold_type type, clfold_op op,
+                             clfold_scan_mode mode, void *out, long double *exact,
+                             long double *sum_abs)
+{
+    clfold_type result;
+    clfold_status status = clfold_result_type(type, op, &result);
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    if (op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX)
+        return CLFOLD_ERROR_UNSUPPORTED;
+    if (mode != CLFOLD_INCLUSIVE && mode != CLFOLD_EXCLUSIVE)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    if (is_float_type(type)) {
+        scan_floats(data, n, type, op, mode, result, out, exact, sum_abs);
+        return CLFOLD_SUCCESS;
+    }
+    bool is_signed = is_signed_type(type);
+    uint64_t acc = integer_identity(result, op, is_signed);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t next = fold_integer(acc, integer_element(data, i, type), op, is_signed);
+        store_output(out, i, result, mode == CLFOLD_EXCLUSIVE ? acc : next, 0);
+        acc = next;
+        if (exact != NULL)
+            exact[i] = 0;
+        if (sum_abs != NULL)
+            sum_abs[i] = 0;
+    }
+    return CLFOLD_SUCCESS;
+}
+
+long double reference_scan_tolerance(clfold_type type, clfold_op op, clfold_accuracy accuracy,
+                                     size_t count, long double exact, long double sum_abs)
+{
+    clfold_type result;
+    if (clfold_result_type(type, op, &result) != CLFOLD_SUCCESS || !is_float_type(result) ||
+        (op != CLFOLD_SUM && op != CLFOLD_PROD))
+        return 0;
+    if (op == CLFOLD_PROD)
+        return reference_tolerance(type, op, accuracy, count, exact, 0, false);
+    long double u = result == CLFOLD_DOUBLE ? ldexpl(1, -53) : ldexpl(1, -24);
+    long double k = 5 * ceill(log2l(count > 2 ? (long double)count : 2)) + 4;
+    long double own = ldexpl(fabsl(exact), -62); /* this reference's rounding of S_i */
+    switch (accuracy) {
+    case CLFOLD_ACCURACY_DEFAULT: return k * u * sum_abs + own;
+    case CLFOLD_ACCURACY_COMPENSATED: return 2 * u * fabsl(exact) + k * k * u * u * sum_abs + own;
+    case CLFOLD_ACCURACY_FP64:
+        if (result == CLFOLD_FLOAT)
+            return u * fabsl(exact) + k * ldexpl(1, -53) * sum_abs + own;
+        return k * u * sum_abs + own; /* double sums in double: the default's */
+    default: return 0;
+    }
 }
 
 static long double value_of(const reference_value *v, clfold_type type)

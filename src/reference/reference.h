@@ -1,6 +1,6 @@
 /*
- * reference.h: host-side reductions that the runner and the tests compare
- * the device against. Integer results are exact (wrapping like the
+ * reference.h: host-side reductions and scans that the runner and the tests
+ * compare the device against. Integer results are exact (wrapping like the
  * library); float sums and products are computed in long double, so they
  * serve as the exact value a float result is measured from.
  */
@@ -75,6 +75,49 @@ long double reference_tolerance(clfold_type type, clfold_op op, clfold_accuracy 
 bool reference_close(const reference_value *got, const reference_value *exact, clfold_type type,
                      clfold_op op, clfold_accuracy accuracy, size_t n, long double sum_abs,
                      bool sequential);
+
+/*
+ * The exact scan of data[0..n) (include/clfold.h, "Scans"): out[i] of
+ * elements 0..i (inclusive) or 0..i-1 (exclusive, out[0] the operator's
+ * identity), written into `out` as the library writes results: n packed
+ * values of clfold_result_type(). Integers wrap in 64 bits, min and max
+ * follow reference_reduce's rules, and each float output is its exact
+ * prefix rounded once:
+ *   sums: a running long double sum with Neumaier's compensation (its
+ *     error stays near 2^-64 |S_i|, far below any float bound), started
+ *     at -0 so that a prefix of -0 alone stays -0 (as numpy.cumsum's);
+ *     infinities and NaN counted apart: NaN, or both infinities, give
+ *     NaN, one infinity alone that infinity; the exclusive out[0] is +0;
+ *   products: mantissa and exponent apart, as reference_reduce's.
+ * exact (may be NULL) receives the n prefixes before that rounding, for
+ * float results (0 for others); sum_abs (may be NULL) A_i, the sum of |x|
+ * over the elements output i covers, for float sums (0 otherwise). `out`
+ * may be `data` where the result type is as large as the element type:
+ * element i is read before out[i] is written. Returns the status that
+ * clfold_result_type() gives, and CLFOLD_ERROR_UNSUPPORTED for argmin and
+ * argmax, as the library does.
+ */
+clfold_status reference_scan(const void *data, size_t n, clfold_type type, clfold_op op,
+                             clfold_scan_mode mode, void *out, long double *exact,
+                             long double *sum_abs);
+
+/*
+ * How far a float scan's output may lie from its exact prefix S_i
+ * (docs/scans.md), with A_i = sum_abs, L = ceil(log2(max(count, 2))) over
+ * the scan's whole count, u the unit roundoff of the result type (2^-24 for
+ * half and float, 2^-53 for double):
+ *   sums, default accuracy:  (5L + 4) u A_i
+ *   sums, compensated:       2u|S_i| + (5L + 4)^2 u^2 A_i
+ *   sums, fp64 (half and float summed in double, rounded once):
+ *                            u|S_i| + (5L + 4) 2^-53 A_i
+ *     (double under fp64 sums in double: the default bound);
+ *   sums, exact: 0 (the library refuses them);
+ *   products: reference_tolerance()'s, with n = count;
+ *   min, max and integers: exact, 0.
+ * Sums add 2^-62 |S_i| for this reference's own rounding of S_i.
+ */
+long double reference_scan_tolerance(clfold_type type, clfold_op op, clfold_accuracy accuracy,
+                                     size_t count, long double exact, long double sum_abs);
 
 /* Whether two results of `type` are the same value, bit for bit (NaN == NaN). */
 bool reference_equal(const reference_value *a, const reference_value *b, clfold_type type);
