@@ -339,7 +339,7 @@ static void scan_floats(const void *data, size_t n, clfold_type type, clfold_op 
     long double acc = op == CLFOLD_PROD ? 1.0L : op == CLFOLD_MIN ? INFINITY : -INFINITY;
     long exponent = 0;
     for (size_t i = 0; i < n; i++) {
-        long double x = reference_element(data, i, type), before, after, abs_before;
+        long double x = reference_element(data, i, type), before, after, abs_before = 0.0L;
         int k = 0;
         if (op == CLFOLD_SUM) {
             before = i == 0 ? 0.0L : running_value(&sum); /* the exclusive out[0]: +0 */
