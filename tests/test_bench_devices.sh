@@ -86,6 +86,44 @@ head -1 "$work/out" | grep -q '^schema_version,device_index,device,driver,accura
     [ "$(grep -c "^1,0:0,\"$name\",.*,clfold,float,sum," "$work/out")" -eq 4 ] ||
     fail "bench --format csv with two devices: $(cat "$work/out")"
 
+# Scans (--scan): one document, valid against the schema, every row saying its scan, the
+# document's shape "exclusive scan" (compare keys rows by it); the summary; the CSV's scan column.
+cat >"$work/scan_peer.sh" <<'SH'
+#!/bin/sh
+type=$1; shift
+for n in "$@"; do
+    case $n in --*|inclusive|exclusive) continue ;; esac
+    echo "{\"peer\": \"fake-scan\", \"type\": \"$type\", \"op\": \"sum\", \"scan\": \"exclusive\", \"n\": $n, \"best_ms\": 1.5, \"median_ms\": 2.0}"
+done
+SH
+chmod +x "$work/scan_peer.sh"
+expect_status 0 "$clfold" bench -d "0:0,$word" --scan --exclusive --sizes $sizes -t float,int32 -k auto,blelloch \
+    --peer "$work/scan_peer.sh" --format json
+cp "$work/out" "$work/scans.json"
+validate "$work/scans.json"
+python3 - "$work/scans.json" <<'PY' || fail "bench --scan -d 0:0,$word --format json: $(head -c 600 "$work/scans.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["shape"] == "exclusive scan" and len(d["devices"]) == 2, d["shape"]
+for x in d["devices"]:
+    own = [r for r in x["rows"] if r["source"] == "clfold"]
+    peers = [r for r in x["rows"] if r["source"] != "clfold"]
+    assert len(own) == 2 * 2 * 2 and all(r["correct"] and r["scan"] == "exclusive" for r in own), own
+    assert {r["kernel"] for r in own} == {"auto", "blelloch"}, own
+    assert len(peers) == 2 * 2 and all(r["scan"] == "exclusive" and r["source"] == "fake-scan" for r in peers), peers
+    # a peer's GB/s count input and output too: int32 sums write int64
+    for r in peers:
+        assert abs(r["gbps"] - r["n"] * (4 + (8 if r["type"] == "int32" else 4)) / (1.5 * 1e6)) < 1e-3, r
+PY
+expect_status 0 "$clfold" bench -d "0:0,$word" --scan --sizes $sizes -t int8
+grep -q '^Summary: 2 devices side by side' "$work/out" &&
+    [ "$(grep -Ec '^int8 +sum +(1000|4099) +auto +[0-9.]+ +[0-9.]+% +1\.00x +[0-9.]+ .*inclusive scan$' "$work/out")" -eq 2 ] ||
+    fail "bench --scan's summary: $(cat "$work/out")"
+expect_status 0 "$clfold" bench --scan --sizes $sizes -t float --format csv
+head -1 "$work/out" | grep -q ',read_gbps,correct,scan$' &&
+    [ "$(grep -c '^1,0:0,.*,clfold,float,sum,.*,true,inclusive$' "$work/out")" -eq 2 ] ||
+    fail "bench --scan --format csv: $(cat "$work/out")"
+
 # A device that fails (its kernel's build, the 6th clBuildProgram of the process: the
 # second device's reduction) says why in its place; the other runs; exit status 1.
 expect_status 1 env LD_PRELOAD="$shim" CLFOLD_SHIM_FAIL=clBuildProgram:6 \

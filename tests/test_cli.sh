@@ -8,13 +8,13 @@ clfold=$1 tool=$2 data=$3
 . "$(dirname "$0")/cli_checks.sh"
 
 # --- help and version ---------------------------------------------------------
-for cmd in "" devices ladder reduce bench compare; do
+for cmd in "" devices ladder reduce scan bench compare; do
     expect_status 0 "$clfold" $cmd --help
     grep -q '^usage: clfold' "$work/out" || fail "clfold $cmd --help prints no usage"
 done
 # README's runner synopsis is what --help prints: the grammar is written once (src/cli/args.c).
 readme="$(dirname "$0")/../README.md"
-for cmd in devices ladder reduce bench compare; do
+for cmd in devices ladder reduce scan bench compare; do
     "$clfold" $cmd --help | python3 -c '
 import sys
 synopsis = sys.stdin.read().split("\n\n")[0]
@@ -291,6 +291,122 @@ expect_usage_error "$clfold" bench --sizes 2^20:2^10
 expect_usage_error "$clfold" bench -t complex
 expect_usage_error "$clfold" bench -t float -o xor
 expect_usage_error "$clfold" bench -k k9
+
+# --- scans: the scan ladder and bench --scan (docs/scans.md) ---------------------------
+# Every row's every output is checked against the host reference (exit 1 if one is wrong);
+# GB/s count input and output; the roofline is a device-to-device copy of as many bytes.
+expect_status 0 "$clfold" ladder --scan -n 5003
+[ "$(grep -Ec '^(kogge-stone|blelloch|blelloch-padded|auto) .* yes$' "$work/out")" -eq 4 ] &&
+    grep -Eq '^Scan: +5003 float, inclusive sum \(result float\)' "$work/out" &&
+    grep -Eq '^Roofline: +a device-to-device copy of 20012 bytes' "$work/out" ||
+    fail "ladder --scan: not 4 correct rows of float sums: $(cat "$work/out" "$work/err")"
+expect_status 0 "$clfold" ladder --scan --exclusive -n 2^12 -t int8 -b 64 --format json
+python3 - "$work/out" <<'PY' || fail "ladder --scan --format json: $(cat "$work/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["n"], d["type"], d["op"], d["scan"], d["result_type"]) == (4096, "int8", "sum", "exclusive", "int64"), d
+assert d["bytes"] == 4096 * 9 and d["copy"]["bytes"] == 4096 * 9 // 2, d
+assert [r["kernel"] for r in d["results"]] == ["kogge-stone", "blelloch", "blelloch-padded", "auto"], d
+for r in d["results"]:
+    assert r["correct"] is True and r["status"] == "ok" and r["ms"] > 0 and r["passes"] >= 1, r
+    assert abs(r["gbps"] - 4096 * 9 / (r["ms"] * 1e6)) <= 1e-3 * r["gbps"] + 1e-3, r  # input and output
+    assert r["block"] == 64 or r["kernel"] == "auto", r
+assert d["results"][0]["step_speedup"] is None and d["results"][0]["cumulative_speedup"] == 1
+PY
+expect_status 0 "$clfold" ladder --scan -n 1000 -t half -o max --format csv
+[ "$(wc -l <"$work/out")" -eq 5 ] && head -1 "$work/out" | grep -q '^format_version,device,driver,n,type,op,scan,' &&
+    [ "$(grep -c ',half,max,inclusive,default,.*,true,ok$' "$work/out")" -eq 4 ] ||
+    fail "ladder --scan --format csv: $(cat "$work/out")"
+expect_status 0 "$clfold" bench --scan --sizes 1000,4097 -t float,int8,half -o sum,min -k auto,kogge-stone \
+    --format json
+python3 - "$work/out" <<'PY' || fail "bench --scan --format json: $(cat "$work/out" "$work/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["shape"] == "inclusive scan", d["shape"]
+rows = d["devices"][0]["rows"]
+assert len(rows) == 2 * 3 * 2 * 2, len(rows)  # sizes x types x ops x kernels
+out_size = {("float", "sum"): 4, ("int8", "sum"): 8, ("half", "sum"): 4, ("float", "min"): 4,
+            ("int8", "min"): 1, ("half", "min"): 4}
+in_size = {"float": 4, "int8": 1, "half": 2}
+for r in rows:
+    assert r["scan"] == "inclusive" and r["correct"] is True and r["read_gbps"] > 0, r
+    assert r["kernel"] in ("auto", "kogge-stone") and r["path"] in ("kogge-stone", "scan-cpu", "scan-gpu"), r
+    moved = r["n"] * (in_size[r["type"]] + out_size[(r["type"], r["op"])])
+    assert abs(r["gbps"] - moved / (r["best_ms"] * 1e6)) <= 2e-3 * r["gbps"] + 2e-3, r
+PY
+# A peer is asked with "--scan MODE" after the sizes (and --op OP last for min and max); only
+# its rows that say the same scan are kept (a decoy reduction row is dropped).
+cat >"$work/scan_peer.sh" <<'SH'
+#!/bin/sh
+# scan_peer.sh TYPE N... --scan MODE [--op OP]: a row per size, and a reduction's decoy row.
+type=$1; shift
+sizes= mode= op=sum previous=
+for arg; do
+    case $previous in --scan) mode=$arg ;; --op) op=$arg ;; esac
+    case $arg in --*) ;; *) [ -z "$mode" ] && [ "$previous" != --op ] && sizes="$sizes $arg" ;; esac
+    previous=$arg
+done
+[ -n "$mode" ] || { echo "scan_peer.sh: no --scan in: $*" >&2; exit 1; }
+for n in $sizes; do
+    echo "{\"peer\": \"fake-$op\", \"type\": \"$type\", \"op\": \"$op\", \"scan\": \"$mode\", \"n\": $n, \"best_ms\": 1.5, \"median_ms\": 2.0}"
+    echo "{\"peer\": \"decoy\", \"type\": \"$type\", \"op\": \"$op\", \"n\": $n, \"best_ms\": 9.5, \"median_ms\": 9.5}"
+done
+SH
+chmod +x "$work/scan_peer.sh"
+expect_status 0 "$clfold" bench --scan --exclusive --sizes 1000,2000 -t int32 -o sum,max,xor --peer "$work/scan_peer.sh"
+grep -q '^Scan: exclusive; ' "$work/out" &&
+    [ "$(grep -Ec '^int32 +sum +(1000|2000) +scan-(cpu|gpu) .* yes +fake-sum 1.5000 ms' "$work/out")" -eq 2 ] &&
+    [ "$(grep -Ec '^int32 +max +(1000|2000) +scan-(cpu|gpu) .* yes +fake-max 1.5000 ms' "$work/out")" -eq 2 ] &&
+    [ "$(grep -Ec '^int32 +xor +(1000|2000) .* yes *$' "$work/out")" -eq 2 ] && ! grep -q decoy "$work/out" ||
+    fail "bench --scan --exclusive --peer: $(cat "$work/out" "$work/err")"
+# A wrong scan fails the command: Kogge-Stone's step broken in a copy of the kernels
+# (CLFOLD_KERNEL_DIR); its row says NO, the others stay correct, stderr says which output.
+cl_dir="$(dirname "$0")/../cl"
+cp -r "$cl_dir" "$work/broken-cl"
+sed -i 's/if (lid >= d)/if (lid > d)/' "$work/broken-cl/scan/common.cl"
+if cmp -s "$cl_dir/scan/common.cl" "$work/broken-cl/scan/common.cl"; then
+    fail "the broken Kogge-Stone step no longer applies to cl/scan/common.cl"
+else
+    expect_status 1 env CLFOLD_KERNEL_DIR="$work/broken-cl" "$clfold" ladder --scan -n 5000
+    grep -Eq '^kogge-stone .* NO$' "$work/out" &&
+        [ "$(grep -Ec '^(blelloch|blelloch-padded|auto) .* yes$' "$work/out")" -eq 3 ] &&
+        grep -q '^clfold: kogge-stone: output [0-9]* is ' "$work/err" ||
+        fail "ladder --scan with a broken kernel: $(cat "$work/out" "$work/err")"
+    expect_status 1 env CLFOLD_KERNEL_DIR="$work/broken-cl" "$clfold" bench --scan --sizes 4097 -t int32 \
+        -k kogge-stone,blelloch
+    grep -Eq '^int32 +sum +4097 +kogge-stone .* NO' "$work/out" &&
+        grep -Eq '^int32 +sum +4097 +blelloch .* yes' "$work/out" &&
+        grep -q '^clfold: int32 inclusive sum scan, kogge-stone, n 4097: output [0-9]* is ' "$work/err" ||
+        fail "bench --scan with a broken kernel: $(cat "$work/out" "$work/err")"
+fi
+# The OpenMP peer's scans (OpenMP 5.0's scan directive), each of its outputs checked by itself.
+if [ -x "$openmp_peer" ]; then
+    expect_status 0 "$clfold" bench --scan --sizes 4097,100003 -t float,int8 -o sum,max --peer "$openmp_peer 2"
+    [ "$(grep -Ec '^(float|int8) +(sum|max) +(4097|100003) .* yes +openmp [0-9.]+ ms' "$work/out")" -eq 8 ] ||
+        fail "bench --scan --peer openmp_peer: $(cat "$work/out" "$work/err")"
+    expect_status 0 "$openmp_peer" 2 int32 1 4097 --scan exclusive --op min
+    [ "$(grep -c '"scan": "exclusive"' "$work/out")" -eq 2 ] || fail "openmp_peer --scan exclusive: $(cat "$work/out")"
+    expect_status 2 "$openmp_peer" 2 float 100 --scan inclusive --op argmax
+fi
+if /usr/bin/python3 -c 'import pyopencl' 2>/dev/null; then
+    expect_status 0 env CLFOLD_DEVICE=0:0 /usr/bin/python3 "$(dirname "$0")/../bench/peers/pyopencl_peer.py" \
+        generic_scan int8 1 4097 --scan exclusive
+    [ "$(grep -c '"peer": "pyopencl_generic_scan", "type": "int8", "op": "sum", "scan": "exclusive"' "$work/out")" -eq 2 ] ||
+        fail "pyopencl_peer.py generic_scan: $(cat "$work/out" "$work/err")"
+fi
+expect_usage_error "$clfold" ladder --exclusive
+expect_usage_error "$clfold" ladder --scan -o argmax
+expect_usage_error "$clfold" ladder --scan -t float -o xor
+expect_usage_error "$clfold" ladder --scan -n 0
+expect_usage_error "$clfold" ladder --scan -n 1000 --accuracy exact
+expect_usage_error "$clfold" ladder --scan -k blelloch
+expect_usage_error "$clfold" bench --exclusive
+expect_usage_error "$clfold" bench --scan -o argmin
+expect_usage_error "$clfold" bench --scan -k k3
+expect_usage_error "$clfold" bench --scan --shape 10x10 --axis 0
+expect_usage_error "$clfold" bench --scan --segments power-law
+expect_usage_error "$clfold" bench --scan -t half --accuracy exact
+expect_usage_error "$clfold" bench --scan --scan-mode inclusive
 
 # --- bad usage and bad input: exit 2, one line on stderr ------------------------------
 expect_usage_error "$clfold"

@@ -39,6 +39,22 @@
 // temporary storage is allocated once (the two-phase API), and e2e_ms is the
 // call and a copy of all the results to the host.
 //
+// Scans, as `clfold bench --scan` passes them after the sizes:
+//   --scan inclusive         cub::DeviceScan::InclusiveSum of the N elements
+//   --scan exclusive         cub::DeviceScan::ExclusiveSum
+// into an array of NumPy's cumsum type (float, double; int32 and int8 summed
+// and written in int64, read through a widening transform iterator, so that
+// CUB adds in int64 as NumPy does), each printing
+//   {"peer": "cub", "type", "op": "sum", "scan": MODE, "n", "best_ms", "median_ms", "e2e_ms"}
+// and a "cuda-copy" row: cudaMemcpyAsync of (input + output bytes) / 2 from
+// device to device, which moves as many bytes as the scan must (the roofline
+// `clfold bench --scan` holds clfold to). Every output is checked against the
+// exact prefix of the bench's data (integers exactly; floats within what any
+// order of summation meets, as for segments) before the timing; a wrong one
+// is an error (exit 1). e2e_ms is the call and a synchronize: the output
+// stays on the device, as clfold's e2e of a scan. TYPE: float, double, int32
+// or int8 (int32 and int8 for scans only).
+//
 // Exit status: 0; 1 for a CUDA or CUB error, an unreadable or refused .npy
 // file, bad offsets or a wrong result; 2 for a bad command line.
 //
@@ -48,6 +64,7 @@
 // (one line; CCCL 3.2 or later for the fixed-size row, CCCL's own checkout
 // rather than an older toolkit's copy for the determinism API).
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/version.cuh>
 
@@ -71,6 +88,7 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define CHECK(call)                                                                        \
@@ -84,12 +102,25 @@
 
 constexpr int RUNS = 50, E2E_RUNS = 30, WARM = 3;
 
+// Element i of the bench's data: (i % 1000) / 1000 for floats, i % 1000 - 500
+// for int32, i % 100 - 50 for int8 (src/cli/bench.c).
+template <typename T>
+__device__ T bench_value(size_t i)
+{
+    if constexpr (std::is_floating_point_v<T>)
+        return (T)(i % 1000) / (T)1000;
+    else if constexpr (sizeof(T) == 1)
+        return (T)((int)(i % 100) - 50);
+    else
+        return (T)((int)(i % 1000) - 500);
+}
+
 template <typename T>
 __global__ void fill(T *data, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        data[i] = (T)(i % 1000) / (T)1000;
+        data[i] = bench_value<T>(i);
 }
 
 // Reads n floats (or doubles, as bytes) 16 bytes at a time; writes only if a
@@ -117,7 +148,8 @@ struct timing {
     double best_ms, median_ms, e2e_ms;
 };
 
-// CUDA-event times of `call`, then its wall time with its `count` values copied back.
+// CUDA-event times of `call`, then its wall time with its `count` values copied back
+// (none: with a synchronize).
 template <typename Call, typename T>
 static timing time_call(Call call, const T *d_out, T *h_out, size_t count = 1)
 {
@@ -140,7 +172,10 @@ static timing time_call(Call call, const T *d_out, T *h_out, size_t count = 1)
     for (int i = 0; i < E2E_RUNS; i++) {
         auto t0 = std::chrono::steady_clock::now();
         call();
-        CHECK(cudaMemcpy(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost));
+        if (count > 0)
+            CHECK(cudaMemcpy(h_out, d_out, count * sizeof(T), cudaMemcpyDeviceToHost));
+        else
+            CHECK(cudaDeviceSynchronize());
         auto wall = std::chrono::steady_clock::now() - t0;
         walls.push_back(std::chrono::duration<double, std::milli>(wall).count());
     }
@@ -608,9 +643,99 @@ static void run_rows(const char *type, size_t rows, size_t cols)
     CHECK(cudaFree(d_in));
 }
 
+// ---- Scans: cub::DeviceScan::InclusiveSum and ExclusiveSum ----
+
+// The exact sum of the bench's first m elements.
+template <typename T>
+static long double exact_prefix(uint64_t m)
+{
+    if constexpr (std::is_floating_point_v<T>)
+        return (long double)scaled_prefix(m) / 1000;
+    const int64_t period = sizeof(T) == 1 ? 100 : 1000, offset = period / 2;
+    const int64_t q = (int64_t)(m / period), r = (int64_t)(m % period);
+    auto block = [&](int64_t t) { return t * (t - 1) / 2 - offset * t; };
+    return (long double)(q * block(period) + block(r));
+}
+
+// Each output against its exact prefix: integers exactly, floats within gamma(m) of the
+// prefix for m terms (the elements are never negative: the prefix is their sum of |x|).
+template <typename T, typename OutT>
+static bool scan_correct(const OutT *got, size_t n, bool exclusive)
+{
+    const long double u = std::is_floating_point_v<OutT> ? std::numeric_limits<OutT>::epsilon() / 2 : 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t m = exclusive ? i : i + 1;
+        const long double exact = exact_prefix<T>(m), mu = (long double)(m + 1) * u;
+        const long double bound = mu < 0.5L ? mu / (1 - mu) * std::fabs(exact) : std::fabs(exact);
+        if (!(std::fabs((long double)got[i] - exact) <= bound)) {
+            std::fprintf(stderr, "cub_peer: %s scan: output %zu is %.17Lg, not %.17Lg (within %.3Lg)\n",
+                         exclusive ? "exclusive" : "inclusive", i, (long double)got[i], exact, bound);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void print_scan(const char *peer, const char *type, bool exclusive, size_t n, timing t)
+{
+    std::printf("{\"peer\": \"%s\", \"type\": \"%s\", \"op\": \"sum\", \"scan\": \"%s\", "
+                "\"n\": %zu, \"best_ms\": %.6f, \"median_ms\": %.6f, \"e2e_ms\": %.6f}\n",
+                peer, type, exclusive ? "exclusive" : "inclusive", n, t.best_ms, t.median_ms, t.e2e_ms);
+    std::fflush(stdout);
+}
+
+// Reads an element as the scan's output type: CUB then adds in it (int8 and int32 in int64).
+template <typename OutT>
+struct widen {
+    template <typename T>
+    __host__ __device__ OutT operator()(T value) const
+    {
+        return (OutT)value;
+    }
+};
+
+// One scan of n elements of T into OutT, checked, then timed; and the copy of as many bytes.
+template <typename T, typename OutT>
+static void run_scan(const char *type, size_t n, bool exclusive)
+{
+    T *d_in = make_data<T>(n);
+    OutT *d_out = nullptr;
+    void *temp = nullptr;
+    size_t bytes = 0;
+    CHECK(cudaMalloc(&d_out, n * sizeof(OutT)));
+    auto in = cuda::make_transform_iterator(d_in, widen<OutT>{});
+    auto scan = [&](void *storage, size_t &storage_bytes) {
+        return exclusive ? cub::DeviceScan::ExclusiveSum(storage, storage_bytes, in, d_out, (int64_t)n)
+                         : cub::DeviceScan::InclusiveSum(storage, storage_bytes, in, d_out, (int64_t)n);
+    };
+    check_cub("cub", scan(nullptr, bytes));
+    CHECK(cudaMalloc(&temp, bytes > 0 ? bytes : 1));
+    auto call = [&] {
+        size_t temp_bytes = bytes;
+        check_cub("cub", scan(temp, temp_bytes));
+    };
+    std::vector<OutT> got(n + 1); // + 1: never empty
+    call();
+    CHECK(cudaMemcpy(got.data(), d_out, n * sizeof(OutT), cudaMemcpyDeviceToHost));
+    if (!scan_correct<T>(got.data(), n, exclusive))
+        std::exit(1);
+    print_scan("cub", type, exclusive, n, time_call(call, d_out, got.data(), 0));
+
+    // The roofline: a device-to-device copy of (in + out) / 2 bytes, from the output's buffer.
+    const size_t copied = n * (sizeof(T) + sizeof(OutT)) / 2;
+    void *d_copy = nullptr;
+    CHECK(cudaMalloc(&d_copy, copied > 0 ? copied : 1));
+    auto copy = [&] { CHECK(cudaMemcpyAsync(d_copy, d_out, copied, cudaMemcpyDeviceToDevice)); };
+    print_scan("cuda-copy", type, exclusive, n, time_call(copy, d_out, got.data(), 0));
+    CHECK(cudaFree(d_copy));
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_in));
+}
+
 // ---- The command line ----
 
-enum class shape { whole, segments, rows };
+enum class shape { whole, segments, rows, scan };
 
 struct command {
     const char *type = nullptr;
@@ -619,6 +744,7 @@ struct command {
     const char *offsets_path = nullptr;
     size_t rows = 0, cols = 0;
     int axis = -1;
+    bool exclusive = false;
 };
 
 // A count: digits only, not 0.
@@ -647,12 +773,20 @@ static bool parse_matrix(const char *text, size_t &rows, size_t &cols)
 }
 
 static const char *const usage = "usage: cub_peer float|double N... [--segments FILE.npy | "
-                                 "--shape RxC --axis 0|1] [--op sum] (CUB %d)\n";
+                                 "--shape RxC --axis 0|1] [--op sum]\n"
+                                 "       cub_peer float|double|int32|int8 N... --scan "
+                                 "inclusive|exclusive [--op sum] (CUB %d)\n";
 
-// TYPE N... [--segments FILE | --shape RxC --axis A]: 0, or 2 with a message.
+static bool is_float_type(const char *type)
+{
+    return std::strcmp(type, "float") == 0 || std::strcmp(type, "double") == 0;
+}
+
+// TYPE N... [--segments FILE | --shape RxC --axis A | --scan MODE]: 0, or 2 with a message.
 static int parse_command(int argc, char **argv, command &cmd)
 {
-    if (argc < 3 || (std::strcmp(argv[1], "float") != 0 && std::strcmp(argv[1], "double") != 0)) {
+    if (argc < 3 || (!is_float_type(argv[1]) && std::strcmp(argv[1], "int32") != 0 &&
+                     std::strcmp(argv[1], "int8") != 0)) {
         std::fprintf(stderr, usage, CUB_VERSION);
         return 2;
     }
@@ -682,11 +816,16 @@ static int parse_command(int argc, char **argv, command &cmd)
             std::fprintf(stderr, "cub_peer: --axis takes 0 or 1, not \"%s\"\n", argv[i + 3]);
             return 2;
         }
+    } else if (rest == 2 && std::strcmp(argv[i], "--scan") == 0 &&
+               (std::strcmp(argv[i + 1], "inclusive") == 0 ||
+                std::strcmp(argv[i + 1], "exclusive") == 0)) {
+        cmd.kind = shape::scan;
+        cmd.exclusive = std::strcmp(argv[i + 1], "exclusive") == 0;
     } else if (rest != 0) {
         std::fprintf(stderr, usage, CUB_VERSION);
         return 2;
     }
-    if (cmd.sizes.empty()) {
+    if (cmd.sizes.empty() || (cmd.kind != shape::scan && !is_float_type(cmd.type))) {
         std::fprintf(stderr, usage, CUB_VERSION);
         return 2;
     }
@@ -719,6 +858,22 @@ static int run_command(const command &cmd, const std::vector<uint64_t> &offsets)
     return 0;
 }
 
+// --scan: each size's scan, its output of NumPy's cumsum type.
+static int run_scans(const command &cmd)
+{
+    for (size_t n : cmd.sizes) {
+        if (std::strcmp(cmd.type, "float") == 0)
+            run_scan<float, float>(cmd.type, n, cmd.exclusive);
+        else if (std::strcmp(cmd.type, "double") == 0)
+            run_scan<double, double>(cmd.type, n, cmd.exclusive);
+        else if (std::strcmp(cmd.type, "int32") == 0)
+            run_scan<int32_t, int64_t>(cmd.type, n, cmd.exclusive);
+        else
+            run_scan<int8_t, int64_t>(cmd.type, n, cmd.exclusive);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     // `--op OP` comes last where clfold bench asks for an argmin or argmax: this peer sums only.
@@ -735,6 +890,8 @@ int main(int argc, char **argv)
     int status = parse_command(argc, argv, cmd);
     if (status != 0)
         return status;
+    if (cmd.kind == shape::scan)
+        return run_scans(cmd);
     if (cmd.kind == shape::rows && cmd.axis == 0) {
         std::fprintf(stderr, "cub_peer: CUB has no segmented reduce down columns; axis 0 not timed\n");
         return 0;

@@ -33,7 +33,21 @@
  * (value, index) a column with a simd pass across the row; the threads'
  * partial results are then combined in thread order, which is index order,
  * so that the first occurrence wins. Rows and segments are one run each.
+ *
+ * Scans, as `clfold bench --scan` passes them after the sizes (and before --op):
+ *   openmp_peer THREADS TYPE N... --scan inclusive|exclusive [--op sum|min|max]
+ * times OpenMP 5.0's scan directive (gcc 10 or later): a `parallel for simd`
+ * loop with an inscan reduction, `#pragma omp scan inclusive(acc)` (or
+ * exclusive) between folding x[i] in and storing the prefix to an array, as
+ * clfold writes it (integer sums in 64 bits). Every output of the last run is
+ * checked: integers, min and max against a sequential loop, exactly; float
+ * sums against the exact prefix (a long double sum) within what any order of
+ * summation meets, gamma(m) times it for m terms (the data are never
+ * negative). A wrong output is said on stderr, exit 1, and no row printed.
+ * Rows add "scan": "inclusive" (or "exclusive"); "result" is the last output.
  */
+#include <float.h>
+#include <math.h>
 #include <omp.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -326,16 +340,163 @@ DEFINE_ARG(double, double, DOUBLE_VALUE)
 DEFINE_ARG(int32, int32_t, INT32_VALUE)
 DEFINE_ARG(int8, int8_t, INT8_VALUE)
 
+/* The operators: sum, argmin and argmax reduce; sum, min and max scan. */
+enum { OP_SUM, OP_ARGMIN, OP_ARGMAX, OP_MIN, OP_MAX };
+static const char *const OP_NAMES[] = {"sum", "argmin", "argmax", "min", "max"};
+
+/*
+ * gcc 12 lowers an inscan reduction through temporaries of its own, which
+ * its -Wmaybe-uninitialized then flags in every scan loop ("'({anonymous})'
+ * may be used uninitialized", placed where PRAGMA is defined); the loops
+ * below have no variable of theirs that is.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#define PRAGMA(text) _Pragma(#text)
+
+/*
+ * One scan of x[0..n) into out: FOLD takes x[i] into acc, OPERATOR names
+ * the inscan reduction that combines the threads' and lanes' parts.
+ */
+#define SCAN_LOOP(ACC_T, INIT, OPERATOR, FOLD)                                               \
+    do {                                                                                      \
+        ACC_T acc = INIT;                                                                     \
+        if (exclusive) {                                                                      \
+            PRAGMA(omp parallel for simd reduction(inscan, OPERATOR : acc))                   \
+            for (size_t i = 0; i < n; i++) {                                                  \
+                out[i] = acc;                                                                 \
+                PRAGMA(omp scan exclusive(acc))                                               \
+                FOLD;                                                                         \
+            }                                                                                 \
+        } else {                                                                              \
+            PRAGMA(omp parallel for simd reduction(inscan, OPERATOR : acc))                   \
+            for (size_t i = 0; i < n; i++) {                                                  \
+                FOLD;                                                                         \
+                PRAGMA(omp scan inclusive(acc))                                               \
+                out[i] = acc;                                                                 \
+            }                                                                                 \
+        }                                                                                     \
+    } while (0)
+
+static void report_scan(const char *type, int op, bool exclusive, size_t n, double *times,
+                        double last)
+{
+    qsort(times, RUNS, sizeof times[0], compare);
+    printf("{\"peer\": \"openmp\", \"type\": \"%s\", \"op\": \"%s\", \"scan\": \"%s\", \"n\": %zu, "
+           "\"best_ms\": %.6f, \"median_ms\": %.6f, \"result\": %.17g}\n", type, OP_NAMES[op],
+           exclusive ? "exclusive" : "inclusive", n, times[0], times[RUNS / 2], last);
+}
+
+/* The bound of a sum of m terms whose exact value is s >= 0, in any order: gamma(m) s. */
+static long double any_order_bound(size_t m, long double u, long double s)
+{
+    long double mu = (long double)(m + 1) * u;
+    return mu < 0.5L ? mu / (1 - mu) * s : s;
+}
+
+/*
+ * prefix_NAME(n, exclusive, op): fills n elements of ELEM_T by VALUE(i),
+ * times RUNS scans (sums into ACC_T, min and max into ELEM_T), checks the
+ * last one's every output, and prints its row. U is the unit roundoff of
+ * a float type (0 for integers: exact); LOWEST and HIGHEST the identities
+ * of max and min. 0, -1 (no memory) or 1 (a wrong output, said).
+ */
+#define DEFINE_PREFIX(NAME, ELEM_T, ACC_T, VALUE, U, LOWEST, HIGHEST)                          \
+    static void sum_scan_##NAME(const ELEM_T *x, ACC_T *out, size_t n, bool exclusive)        \
+    {                                                                                         \
+        SCAN_LOOP(ACC_T, 0, +, acc += x[i]);                                                  \
+    }                                                                                         \
+    static void min_scan_##NAME(const ELEM_T *x, ELEM_T *out, size_t n, bool exclusive)       \
+    {                                                                                         \
+        SCAN_LOOP(ELEM_T, HIGHEST, min, acc = x[i] < acc ? x[i] : acc);                       \
+    }                                                                                         \
+    static void max_scan_##NAME(const ELEM_T *x, ELEM_T *out, size_t n, bool exclusive)       \
+    {                                                                                         \
+        SCAN_LOOP(ELEM_T, LOWEST, max, acc = x[i] > acc ? x[i] : acc);                        \
+    }                                                                                         \
+                                                                                              \
+    /* Output i against its sequential value; the first wrong one said. */                    \
+    static size_t check_scan_##NAME(const ELEM_T *x, const void *out, size_t n, bool exclusive, \
+                                    int op)                                                   \
+    {                                                                                         \
+        long double sum = 0;                                                                  \
+        ELEM_T extreme = op == OP_MIN ? HIGHEST : LOWEST;                                     \
+        size_t wrong = 0;                                                                     \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            long double before = op == OP_SUM ? sum : (long double)extreme, want, got;       \
+            sum += x[i];                                                                      \
+            extreme = op == OP_MIN ? (x[i] < extreme ? x[i] : extreme)                        \
+                                   : (x[i] > extreme ? x[i] : extreme);                       \
+            want = exclusive ? before : op == OP_SUM ? sum : (long double)extreme;            \
+            got = op == OP_SUM ? (long double)((const ACC_T *)out)[i]                        \
+                               : (long double)((const ELEM_T *)out)[i];                       \
+            long double bound = op == OP_SUM ? any_order_bound(exclusive ? i : i + 1, U, want) \
+                                             : 0;                                             \
+            if (got != want && !(fabsl(got - want) <= bound) && wrong++ == 0)                 \
+                fprintf(stderr, "openmp_peer: %s %s %s scan of %zu: output %zu is %.17Lg, "   \
+                        "not %.17Lg\n", #NAME, OP_NAMES[op],                                  \
+                        exclusive ? "exclusive" : "inclusive", n, i, got, want);              \
+        }                                                                                     \
+        return wrong;                                                                         \
+    }                                                                                         \
+                                                                                              \
+    static int prefix_##NAME(size_t n, bool exclusive, int op)                                \
+    {                                                                                         \
+        ELEM_T *x = malloc(n * sizeof *x + 1);                                                \
+        void *out = malloc(n * (sizeof(ACC_T) > sizeof(ELEM_T) ? sizeof(ACC_T)               \
+                                                               : sizeof(ELEM_T)) + 1);       \
+        double times[RUNS];                                                                   \
+        int status = x != NULL && out != NULL ? 0 : -1;                                       \
+        if (status == 0) {                                                                    \
+            _Pragma("omp parallel for schedule(static)") for (size_t i = 0; i < n; i++)       \
+                x[i] = VALUE(i);                                                              \
+        }                                                                                     \
+        for (int r = 0; status == 0 && r < RUNS + WARM_UP; r++) {                             \
+            double t0 = omp_get_wtime();                                                      \
+            if (op == OP_SUM)                                                                 \
+                sum_scan_##NAME(x, out, n, exclusive);                                        \
+            else if (op == OP_MIN)                                                            \
+                min_scan_##NAME(x, out, n, exclusive);                                        \
+            else                                                                              \
+                max_scan_##NAME(x, out, n, exclusive);                                        \
+            double ms = (omp_get_wtime() - t0) * 1e3;                                         \
+            if (r >= WARM_UP)                                                                 \
+                times[r - WARM_UP] = ms;                                                      \
+        }                                                                                     \
+        if (status == 0 && n > 0 && check_scan_##NAME(x, out, n, exclusive, op) != 0)         \
+            status = 1;                                                                       \
+        if (status == 0)                                                                      \
+            report_scan(#NAME, op, exclusive, n, times,                                       \
+                        n == 0 ? 0 : op == OP_SUM ? (double)((ACC_T *)out)[n - 1]             \
+                                                  : (double)((ELEM_T *)out)[n - 1]);          \
+        free(x);                                                                              \
+        free(out);                                                                            \
+        return status;                                                                        \
+    }
+
+DEFINE_PREFIX(float, float, float, FLOAT_VALUE, FLT_EPSILON / 2, -INFINITY, INFINITY)
+DEFINE_PREFIX(double, double, double, DOUBLE_VALUE, DBL_EPSILON / 2, -INFINITY, INFINITY)
+DEFINE_PREFIX(int32, int32_t, int64_t, INT32_VALUE, 0, INT32_MIN, INT32_MAX)
+DEFINE_PREFIX(int8, int8_t, int64_t, INT8_VALUE, 0, INT8_MIN, INT8_MAX)
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 static const struct {
     const char *name;
     int (*bench)(size_t n);
     int (*shaped)(size_t n, const struct shape *sh);
     int (*arg)(size_t n, const struct shape *sh, bool greatest);
+    int (*prefix)(size_t n, bool exclusive, int op);
 } TYPES[] = {
-    {"float", bench_float, shape_float, arg_float},
-    {"double", bench_double, shape_double, arg_double},
-    {"int32", bench_int32, shape_int32, arg_int32},
-    {"int8", bench_int8, shape_int8, arg_int8},
+    {"float", bench_float, shape_float, arg_float, prefix_float},
+    {"double", bench_double, shape_double, arg_double, prefix_double},
+    {"int32", bench_int32, shape_int32, arg_int32, prefix_int32},
+    {"int8", bench_int8, shape_int8, arg_int8, prefix_int8},
 };
 
 /* The uint64 offsets of a .npy file that clfold bench wrote (version 1.0, '<u8', 1-d). */
@@ -367,69 +528,100 @@ static uint64_t *read_offsets(const char *path, size_t *count)
     return n > 0 ? offsets : (free(offsets), NULL);
 }
 
-/* One size: its sum, or its argmin (op 1) or argmax (op 2), whole or shaped. */
-static int run_size(size_t type, int op, size_t n, const struct shape *sh)
+/* One size: its sum, argmin or argmax, whole or shaped, or its scan; 0, -1 (no memory) or 1. */
+static int run_size(size_t type, int op, int scan, size_t n, const struct shape *sh)
 {
     bool shaped = sh->rows != 0 || sh->offsets != NULL;
-    if (op != 0)
-        return TYPES[type].arg(n, shaped ? sh : NULL, op == 2);
+    if (scan != 0)
+        return TYPES[type].prefix(n, scan == 2, op);
+    if (op != OP_SUM)
+        return TYPES[type].arg(n, shaped ? sh : NULL, op == OP_ARGMAX);
     return shaped ? TYPES[type].shaped(n, sh) : TYPES[type].bench(n);
+}
+
+/* --op's operator, last on the command line (then dropped from *argc); OP_SUM without one, -1 if unknown. */
+static int parse_op(int *argc, char **argv)
+{
+    if (*argc < 6 || strcmp(argv[*argc - 2], "--op") != 0)
+        return OP_SUM;
+    for (int op = 0; op < (int)(sizeof OP_NAMES / sizeof OP_NAMES[0]); op++) {
+        if (strcmp(argv[*argc - 1], OP_NAMES[op]) == 0) {
+            *argc -= 2;
+            return op;
+        }
+    }
+    fprintf(stderr, "openmp_peer: --op takes sum, argmin, argmax, min or max, not \"%s\"\n",
+            argv[*argc - 1]);
+    return -1;
+}
+
+/* The options after the sizes: --shape, --segments or --scan (cutting *argc there). 0, or 2 (said). */
+static int parse_options(int *argc, char **argv, struct shape *sh, int *scan)
+{
+    for (int i = 3; i < *argc; i++) {
+        if (strcmp(argv[i], "--shape") == 0 && i + 3 < *argc &&
+            sscanf(argv[i + 1], "%zux%zu", &sh->rows, &sh->cols) == 2) {
+            sh->axis = atoi(argv[i + 3]);
+            *argc = i;
+        } else if (strcmp(argv[i], "--segments") == 0 && i + 1 < *argc) {
+            sh->offsets = read_offsets(argv[i + 1], &sh->count);
+            if (sh->offsets == NULL) {
+                fprintf(stderr, "openmp_peer: cannot read offsets from %s\n", argv[i + 1]);
+                return 2;
+            }
+            *argc = i;
+        } else if (strcmp(argv[i], "--scan") == 0 && i + 1 < *argc) {
+            *scan = strcmp(argv[i + 1], "inclusive") == 0 ? 1
+                  : strcmp(argv[i + 1], "exclusive") == 0 ? 2 : -1;
+            if (*scan < 0) {
+                fprintf(stderr, "openmp_peer: --scan takes inclusive or exclusive, not \"%s\"\n",
+                        argv[i + 1]);
+                return 2;
+            }
+            *argc = i;
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     size_t type = sizeof TYPES / sizeof TYPES[0];
-    int op = 0; /* sum, argmin, argmax */
+    int scan = 0; /* none, inclusive, exclusive */
     struct shape sh = {0};
     if (argc >= 3)
         for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++)
             if (strcmp(argv[2], TYPES[t].name) == 0)
                 type = t;
-    if (argc >= 6 && strcmp(argv[argc - 2], "--op") == 0) {
-        const char *name = argv[argc - 1];
-        op = strcmp(name, "sum") == 0 ? 0 : strcmp(name, "argmin") == 0 ? 1
-           : strcmp(name, "argmax") == 0 ? 2 : -1;
-        if (op < 0) {
-            fprintf(stderr, "openmp_peer: --op takes sum, argmin or argmax, not \"%s\"\n", name);
-            return 2;
-        }
-        argc -= 2;
-    }
+    int op = parse_op(&argc, argv);
+    if (op < 0)
+        return 2;
     if (argc < 4 || type == sizeof TYPES / sizeof TYPES[0] || atoi(argv[1]) < 1) {
         fprintf(stderr, "usage: openmp_peer THREADS float|double|int32|int8 N [N...] "
-                        "[--shape RxC --axis A | --segments FILE.npy] [--op sum|argmin|argmax]\n");
+                        "[--shape RxC --axis A | --segments FILE.npy | --scan inclusive|exclusive] "
+                        "[--op sum|argmin|argmax|min|max]\n");
         return 2;
     }
     omp_set_num_threads(atoi(argv[1]));
-    for (int i = 3; i < argc; i++) {
-        if (strcmp(argv[i], "--shape") == 0 && i + 3 < argc &&
-            sscanf(argv[i + 1], "%zux%zu", &sh.rows, &sh.cols) == 2) {
-            sh.axis = atoi(argv[i + 3]);
-            argc = i;
-        } else if (strcmp(argv[i], "--segments") == 0 && i + 1 < argc) {
-            sh.offsets = read_offsets(argv[i + 1], &sh.count);
-            if (sh.offsets == NULL) {
-                fprintf(stderr, "openmp_peer: cannot read offsets from %s\n", argv[i + 1]);
-                return 2;
-            }
-            argc = i;
-        }
+    int status = parse_options(&argc, argv, &sh, &scan);
+    if (status == 0 && (scan != 0) != (op == OP_SUM || op == OP_MIN || op == OP_MAX) &&
+        op != OP_SUM) {
+        fprintf(stderr, "openmp_peer: %s is timed %s\n", OP_NAMES[op],
+                scan != 0 ? "as a reduction only (no scan)" : "as a scan only (--scan)");
+        status = 2;
     }
-    for (int i = 3; i < argc; i++) {
+    for (int i = 3; status == 0 && i < argc; i++) {
         char *end;
         size_t n = strtoull(argv[i], &end, 10);
         if (*end != '\0' || end == argv[i]) {
             fprintf(stderr, "openmp_peer: %s is not a size\n", argv[i]);
-            free(sh.offsets);
-            return 2;
-        }
-        if (run_size(type, op, n, &sh) != 0) {
+            status = 2;
+        } else if ((status = run_size(type, op, scan, n, &sh)) < 0) {
             fprintf(stderr, "openmp_peer: no memory for %zu elements\n", n);
-            free(sh.offsets);
-            return 1;
+            status = 1;
         }
         fflush(stdout);
     }
     free(sh.offsets);
-    return 0;
+    return status;
 }

@@ -19,7 +19,8 @@
 enum { OPT_DEVICE = 1, OPT_N = 2, OPT_TYPE = 4, OPT_OP = 8, OPT_KERNEL = 16, OPT_BLOCK = 32,
        OPT_FORMAT = 64, OPT_VERBOSE = 128, OPT_ACCURACY = 256, OPT_SIZES = 512,
        OPT_PEER = 1024, OPT_PLOT = 2048, OPT_OUTPUT = 4096, OPT_AXIS = 8192,
-       OPT_SEGMENTS = 16384, OPT_SHAPE = 32768, OPT_BASELINE = 65536 };
+       OPT_SEGMENTS = 16384, OPT_SHAPE = 32768, OPT_BASELINE = 65536, OPT_EXCLUSIVE = 131072,
+       OPT_SCAN = 262144 };
 
 struct option_spec {
     const char *short_name; /* "-d" */
@@ -37,7 +38,8 @@ static const struct option_spec OPTIONS[] = {
     {NULL, "--peer", OPT_PEER, true},         {NULL, "--plot", OPT_PLOT, true},
     {"-O", "--output", OPT_OUTPUT, true},     {NULL, "--axis", OPT_AXIS, true},
     {NULL, "--segments", OPT_SEGMENTS, true}, {NULL, "--shape", OPT_SHAPE, true},
-    {NULL, "--baseline", OPT_BASELINE, true},
+    {NULL, "--baseline", OPT_BASELINE, true}, {NULL, "--exclusive", OPT_EXCLUSIVE, false},
+    {NULL, "--scan", OPT_SCAN, false},
 };
 
 static const struct {
@@ -49,40 +51,51 @@ static const struct {
     const char *operand;      /* what the operand is, when there is one: it is required */
     bool many;                /* it takes one or more operands (args->runs), not one */
     unsigned formats;         /* the --format values it prints: bits 1 << FORMAT_* */
+    unsigned required;        /* the options it needs (OPT_*), unbracketed in its synopsis */
 } COMMANDS[] = {
     {"devices", CMD_DEVICES, "list every OpenCL platform and device",
      "Lists every platform and device with its P:D index, name, vendor, type,\n"
      "compute units, global and local memory, maximum work-group size, OpenCL C\n"
      "version, and what it does with double (yes/no) and half data (storage, or\n"
      "arithmetic too).\n",
-     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_JSON},
+     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_JSON, 0},
     {"ladder", CMD_LADDER, "run Harris's reduction ladder K1..K7 and print his table",
      "Runs the host loop, the atomic baseline and Harris's kernels K1..K7 on N\n"
      "elements, checks each against the exact host result, and prints time (device\n"
      "time of all passes, best of several runs), bandwidth, step and cumulative\n"
-     "speedup. Exit status 1 if any result is wrong.\n",
-     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
+     "speedup. Exit status 1 if any result is wrong. With --scan: the scan ladder\n"
+     "(Kogge-Stone, Blelloch, padded Blelloch, auto), each scan's every output\n"
+     "checked, and its time against a device-to-device copy of the same bytes.\n",
+     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON, 0},
     {"reduce", CMD_REDUCE, "reduce a NumPy .npy file and print the result",
      "Reduces the .npy FILE (either byte order, C or Fortran order; its dtype gives\n"
      "the type) whole, along axes (--axis, as NumPy's axis=), or over segments\n"
      "(--segments), and prints the results one per line, in C order: integers in\n"
      "decimal, floats with enough digits to round-trip; or, with -O, writes them\n"
      "to a .npy file of the result's shape and type.\n",
-     "FILE", "a .npy FILE", false, 1u << FORMAT_TABLE},
+     "FILE", "a .npy FILE", false, 1u << FORMAT_TABLE, 0},
+    {"scan", CMD_SCAN, "scan a NumPy .npy file (cumsum, cumprod, ...) into another",
+     "Scans the .npy FILE (either byte order, C or Fortran order; its dtype gives\n"
+     "the type), flattened in C order as numpy.cumsum(a) flattens it, and writes\n"
+     "the prefixes to OUT.npy: a 1-d array of the result type (integer sums and\n"
+     "products in 64 bits, half in float), as numpy.cumsum, numpy.cumprod,\n"
+     "numpy.minimum.accumulate, numpy.bitwise_and.accumulate, ... give. Prints\n"
+     "nothing on stdout.\n",
+     "FILE", "a .npy FILE", false, 1u << FORMAT_TABLE, OPT_OUTPUT},
     {"bench", CMD_BENCH, "sweep sizes, types and kernels; compare with peers; plot",
      "For every size, type, operator and kernel: device time of one reduction (best\n"
      "and median), end-to-end time of one call, GB/s of input, and the percentage of\n"
      "what a plain streaming-read kernel reads in the same run. Results are checked\n"
      "(exit status 1 if wrong). With several devices (-d all, or a comma list) each\n"
      "gets its table, then a summary puts them side by side (docs/bench-format.md).\n",
-     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
+     "", NULL, false, 1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON, 0},
     {"compare", CMD_COMPARE, "merge saved bench runs (--format json) into one table",
      "Merges saved `clfold bench --format json` runs, from one machine or several:\n"
      "one row per type, operator, size and kernel, a column per device and peer,\n"
      "each with its GB/s, its percentage of its device's streaming read, and its\n"
      "GB/s over the baseline column's (above 1: faster). docs/bench-format.md.\n",
      "RUN.json...", "one or more RUN.json files", true,
-     1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON},
+     1u << FORMAT_TABLE | 1u << FORMAT_CSV | 1u << FORMAT_JSON, 0},
 };
 
 /* Which command takes which option, in --help's order, with its synopsis and help. */
@@ -97,11 +110,17 @@ static const struct {
     {CMD_LADDER, OPT_N, "[-n N]", "  -n N        elements, digits or 2^K (default 2^22)\n"},
     {CMD_LADDER, OPT_TYPE, "[-t TYPE]",
      "  -t TYPE     int8 uint8 int16 uint16 int32 uint32 int64 uint64 half float double\n"
-     "              (default int32)\n"},
+     "              (default int32; float with --scan)\n"},
     {CMD_LADDER, OPT_OP, "[-o OP]",
-     "  -o OP       sum prod min max and or xor argmin argmax (default sum)\n"},
+     "  -o OP       sum prod min max and or xor argmin argmax (default sum; no\n"
+     "              argmin or argmax with --scan)\n"},
     {CMD_LADDER, OPT_BLOCK, "[-b BLOCK]",
-     "  -b BLOCK    work-group size, a power of two (default 128, as in the seed)\n"},
+     "  -b BLOCK    work-group size, a power of two (default 128, as in the seed;\n"
+     "              with --scan clfold chooses)\n"},
+    {CMD_LADDER, OPT_SCAN, "[--scan [--exclusive]]",
+     "  --scan      the scan ladder instead (docs/scans.md); --exclusive for\n"
+     "              exclusive scans (default inclusive)\n"},
+    {CMD_LADDER, OPT_EXCLUSIVE, "", ""},
     {CMD_LADDER, OPT_ACCURACY, "[--accuracy A]",
      "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
     {CMD_LADDER, OPT_FORMAT, "[--format table|csv|json]",
@@ -129,6 +148,20 @@ static const struct {
      "  -O OUT.npy  write the result to OUT.npy, an array of the result type (0-d for\n"
      "              a whole-array reduction), instead of printing it\n"},
     {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
+    {CMD_SCAN, OPT_DEVICE, "[-d SEL]", "  -d SEL      device (see clfold --help)\n"},
+    {CMD_SCAN, OPT_OP, "[-o OP]", "  -o OP       sum prod min max and or xor (default sum)\n"},
+    {CMD_SCAN, OPT_EXCLUSIVE, "[--exclusive]",
+     "  --exclusive  OUT[i] scans the elements before i; OUT[0] is the operator's\n"
+     "              identity (default: inclusive, OUT[i] ends with element i)\n"},
+    {CMD_SCAN, OPT_KERNEL, "[-k KERNEL]",
+     "  -k KERNEL   kogge-stone, blelloch, blelloch-padded or auto (default auto)\n"},
+    {CMD_SCAN, OPT_BLOCK, "[-b BLOCK]",
+     "  -b BLOCK    work-group size, a power of two (default: clfold chooses)\n"},
+    {CMD_SCAN, OPT_ACCURACY, "[--accuracy A]",
+     "  --accuracy A  float sums: default, compensated or fp64 (docs/scans.md);\n"
+     "              exact is refused\n"},
+    {CMD_SCAN, OPT_OUTPUT, "-O OUT.npy", "  -O OUT.npy  where the result goes (required)\n"},
+    {CMD_SCAN, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
     {CMD_BENCH, OPT_DEVICE, "[-d SEL[,SEL...]|all]",
      "  -d SEL[,SEL...]|all  these devices, or every one (see clfold --help)\n"},
     {CMD_BENCH, OPT_SIZES, "[--sizes LIST]",
@@ -136,9 +169,11 @@ static const struct {
      "                or a comma list of counts\n"},
     {CMD_BENCH, OPT_TYPE, "[-t TYPES]", "  -t TYPES      comma list (default float)\n"},
     {CMD_BENCH, OPT_OP, "[-o OPS]",
-     "  -o OPS        comma list (default sum); peers time sum, argmin and argmax\n"},
+     "  -o OPS        comma list (default sum); peers time sum, argmin and argmax\n"
+     "                (scans: sum, min and max)\n"},
     {CMD_BENCH, OPT_KERNEL, "[-k KERNELS]",
-     "  -k KERNELS    comma list of auto, k1..k7, atomic (default auto)\n"},
+     "  -k KERNELS    comma list of auto, k1..k7, atomic (default auto); with --scan\n"
+     "                auto, kogge-stone, blelloch, blelloch-padded\n"},
     {CMD_BENCH, OPT_ACCURACY, "[--accuracy A]",
      "  --accuracy A  float sums: default, compensated, fp64, exact (docs/accuracy.md)\n"},
     {CMD_BENCH, OPT_SHAPE, "[--shape RxC --axis A]",
@@ -148,11 +183,17 @@ static const struct {
     {CMD_BENCH, OPT_SEGMENTS, "[--segments power-law]",
      "  --segments power-law  reduce segments of lengths 1 to 2^20, log-uniform,\n"
      "                covering --sizes N (one size; default 2^26)\n"},
+    {CMD_BENCH, OPT_SCAN, "[--scan [--exclusive]]",
+     "  --scan        time inclusive scans (--exclusive: exclusive ones) instead of\n"
+     "                reductions: GB/s of input and output, and the percentage of\n"
+     "                a device-to-device copy of the same bytes (docs/scans.md)\n"},
+    {CMD_BENCH, OPT_EXCLUSIVE, "", ""},
     {CMD_BENCH, OPT_PEER, "[--peer CMD]...",
      "  --peer CMD    also run CMD TYPE N... (see bench/peers/), which prints one JSON\n"
      "                object per size; its time and the ratio to clfold are shown.\n"
-     "                Shapes add --shape RxC --axis A, or --segments OFFSETS.npy;\n"
-     "                argmin and argmax add --op OP last\n"},
+     "                Shapes add --shape RxC --axis A, or --segments OFFSETS.npy,\n"
+     "                scans --scan inclusive|exclusive; argmin, argmax, and min\n"
+     "                and max scans add --op OP last\n"},
     {CMD_BENCH, OPT_FORMAT, "[--format table|csv|json]",
      "  --format F    table, csv or json (default table)\n"},
     {CMD_BENCH, OPT_PLOT, "[--plot FILE.png]",
@@ -361,6 +402,12 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
                                "argmin, argmax)", value);
         return 0;
     case OPT_KERNEL:
+        if (args->command == CMD_SCAN) {
+            if (clfold_scan_kernel_from_name(value, &args->scan_kernel) != CLFOLD_SUCCESS)
+                return usage_error(err, cap, "unknown scan kernel \"%s\" (kogge-stone, blelloch, "
+                                   "blelloch-padded, auto)", value);
+            return 0;
+        }
         if (clfold_kernel_from_name(value, &args->kernel) != CLFOLD_SUCCESS)
             return usage_error(err, cap, "unknown kernel \"%s\" (k1 .. k7, atomic, auto)", value);
         return 0;
@@ -370,6 +417,8 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
             return usage_error(err, cap, "--accuracy takes default, compensated, fp64 or exact, not \"%s\"", value);
         return 0;
     case OPT_FORMAT: return parse_format(value, &args->format, err, cap);
+    case OPT_EXCLUSIVE: args->exclusive = true; return 0;
+    case OPT_SCAN: args->scan = true; return 0;
     default: args->verbose = true; return 0;
     }
 }
@@ -386,9 +435,9 @@ static const struct option_spec *find_option(const char *word, size_t length)
     return NULL;
 }
 
-/* Parses the option at argv[*i], consuming its value; advances *i. */
-static int parse_option(int argc, char **argv, int *i, unsigned allowed, struct cli_args *args,
-                        char *err, size_t cap)
+/* Parses the option at argv[*i], consuming its value; advances *i and adds its flag to *given. */
+static int parse_option(int argc, char **argv, int *i, unsigned allowed, unsigned *given,
+                        struct cli_args *args, char *err, size_t cap)
 {
     const char *word = argv[*i];
     const char *equals = strncmp(word, "--", 2) == 0 ? strchr(word, '=') : NULL;
@@ -398,6 +447,7 @@ static int parse_option(int argc, char **argv, int *i, unsigned allowed, struct 
     if (spec == NULL || !(spec->flag & allowed))
         return usage_error(err, cap, "unknown option \"%.*s\" for this command (see --help)",
                            (int)length, word);
+    *given |= spec->flag;
     if (!spec->takes_value) {
         if (equals != NULL)
             return usage_error(err, cap, "%s takes no value", spec->long_name);
@@ -416,6 +466,7 @@ static void set_defaults(struct cli_args *args)
     args->type = CLFOLD_INT32;
     args->op = CLFOLD_SUM;
     args->kernel = CLFOLD_AUTO;
+    args->scan_kernel = CLFOLD_SCAN_AUTO;
     args->format = FORMAT_TABLE;
 }
 
@@ -437,15 +488,15 @@ static void formats_text(unsigned formats, char *buf, size_t cap)
 
 int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t cap)
 {
-    unsigned allowed = 0;
+    unsigned allowed = 0, given = 0;
     size_t command = 0;
     set_defaults(args);
     args->argc = argc;
     args->argv = argv;
     err[0] = '\0';
     if (argc < 2)
-        return usage_error(err, cap, "no command given (devices, ladder, reduce, bench, compare; "
-                           "see --help)");
+        return usage_error(err, cap, "no command given (devices, ladder, reduce, scan, bench, "
+                           "compare; see --help)");
     for (size_t c = 0; c < COUNT(COMMANDS); c++) {
         if (strcmp(argv[1], COMMANDS[c].name) == 0) {
             args->command = COMMANDS[c].command;
@@ -458,14 +509,14 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
         args->version = strcmp(argv[1], "--version") == 0;
         if (args->help || args->version)
             return 0;
-        return usage_error(err, cap, "unknown command \"%s\" (devices, ladder, reduce, bench, compare)",
-                           argv[1]);
+        return usage_error(err, cap, "unknown command \"%s\" (devices, ladder, reduce, scan, "
+                           "bench, compare)", argv[1]);
     }
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             args->help = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            if (parse_option(argc, argv, &i, allowed, args, err, cap) != 0)
+            if (parse_option(argc, argv, &i, allowed, &given, args, err, cap) != 0)
                 return -1;
         } else if (COMMANDS[command].many && args->n_runs < (int)COUNT(args->runs)) {
             args->runs[args->n_runs++] = argv[i];
@@ -480,9 +531,17 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
     }
     if (args->axes != NULL && args->segments != NULL)
         return usage_error(err, cap, "--axis and --segments exclude each other");
+    if (args->exclusive && args->command != CMD_SCAN && !args->scan)
+        return usage_error(err, cap, "--exclusive needs --scan");
+    if (args->scan && args->command == CMD_LADDER && !(given & OPT_TYPE))
+        args->type = CLFOLD_FLOAT; /* the scan ladder's default: float sums */
     if (COMMANDS[command].operand != NULL && args->file == NULL && args->n_runs == 0 && !args->help)
         return usage_error(err, cap, "%s needs %s", COMMANDS[command].name,
                            COMMANDS[command].operand);
+    for (size_t i = 0; i < COUNT(USAGE) && !args->help; i++)
+        if (USAGE[i].command == args->command && (USAGE[i].flag & COMMANDS[command].required) &&
+            !(USAGE[i].flag & given))
+            return usage_error(err, cap, "%s needs %s", COMMANDS[command].name, USAGE[i].synopsis);
     if (!((COMMANDS[command].formats >> args->format) & 1u)) {
         char formats[64];
         formats_text(COMMANDS[command].formats, formats, sizeof formats);

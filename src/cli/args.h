@@ -10,7 +10,7 @@
 
 #include "clfold.h"
 
-enum cli_command { CMD_NONE, CMD_DEVICES, CMD_LADDER, CMD_REDUCE, CMD_BENCH, CMD_COMPARE };
+enum cli_command { CMD_NONE, CMD_DEVICES, CMD_LADDER, CMD_REDUCE, CMD_SCAN, CMD_BENCH, CMD_COMPARE };
 enum cli_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
 
 struct cli_args {
@@ -23,11 +23,14 @@ struct cli_args {
     clfold_type type;        /* -t */
     clfold_op op;            /* -o */
     clfold_kernel kernel;    /* -k */
+    clfold_scan_kernel scan_kernel; /* scan's -k */
+    bool exclusive;          /* --exclusive: scan's, and ladder's and bench's with --scan */
+    bool scan;               /* ladder's and bench's --scan: scans instead of reductions */
     size_t block;            /* -b; 0 = let clfold choose */
     clfold_accuracy accuracy; /* --accuracy */
     enum cli_format format;  /* --format */
-    const char *file;        /* reduce's operand */
-    const char *output;      /* reduce's -O OUT.npy; NULL: print the result */
+    const char *file;        /* reduce's and scan's operand */
+    const char *output;      /* -O OUT.npy; reduce's NULL: print the result */
     const char *axes;        /* reduce's --axis A[,B...], checked by the command; NULL: whole */
     const char *segments;    /* reduce's --segments OFFSETS.npy; bench's --segments power-law */
     const char *shape;       /* bench's --shape ROWSxCOLS */

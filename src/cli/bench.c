@@ -9,7 +9,8 @@
  * Peer programs (--peer CMD, see bench/peers/) run on the same sizes; their
  * times, their own end-to-end times where they report them, and the
  * ratios to clfold's are printed beside, and --plot draws it. A device that
- * fails says why in its place, and the others still run.
+ * fails says why in its place, and the others still run. --scan times
+ * scans instead (bench_scan.c), held to a device-to-device copy.
  */
 #include <math.h>
 #include <stdio.h>
@@ -150,12 +151,8 @@ static double read_gbps(struct roofline *roofline, cl_mem buffer, size_t bytes)
     return best > 0 ? (double)bytes / (best * 1e6) : 0;
 }
 
-/*
- * Says on stderr why the device failed, and keeps the first reason on one
- * line (a build log's lines joined), for its table and its JSON; returns
- * `exit_status`.
- */
-static int device_failed(struct bench_device *device, int exit_status, const char *reason)
+/* A build log's lines are joined into the one line kept. */
+int bench_device_failed(struct bench_device *device, int exit_status, const char *reason)
 {
     cli_error("%s: %s", device->summary.name, reason);
     if (device->failure[0] != '\0')
@@ -182,7 +179,11 @@ static int bench_type(clfold_context *ctx, clfold_context *plain, struct rooflin
         snprintf(reason, sizeof reason, "cannot hold %zu %s values on the device", largest,
                  clfold_type_name(type));
         free(data);
-        return device_failed(device, EXIT_CHECK_FAILED, reason);
+        return bench_device_failed(device, EXIT_CHECK_FAILED, reason);
+    }
+    if (plan->scan != NULL) {
+        exit_status = bench_scan_type(ctx, plain, plan, type, data, buffer, device);
+        goto cleanup;
     }
     for (size_t s = 0; s < plan->n_sizes; s++) {
         double read = read_gbps(roofline, buffer, plan->sizes[s] * clfold_type_size(type));
@@ -199,14 +200,14 @@ static int bench_type(clfold_context *ctx, clfold_context *plain, struct rooflin
                     snprintf(doing, sizeof doing, "%s %s %s", clfold_type_name(type),
                              clfold_op_name(spec.op), clfold_kernel_name(spec.kernel));
                     exit_status = describe_failure(ctx, status, doing, reason, sizeof reason);
-                    device_failed(device, exit_status, reason);
+                    bench_device_failed(device, exit_status, reason);
                     goto cleanup;
                 }
                 row.read_gbps = read;
                 if (!row.correct)
                     exit_status = EXIT_CHECK_FAILED;
                 if (bench_add_row(results, &row) != 0) {
-                    exit_status = device_failed(device, EXIT_BAD_INPUT, "too many results");
+                    exit_status = bench_device_failed(device, EXIT_BAD_INPUT, "too many results");
                     goto cleanup;
                 }
             }
@@ -333,8 +334,9 @@ static int bench_device(const struct cli_args *args, const struct bench_plan *pl
     describe_device(clfold_device(plain), &device->summary);
     cli_device_index_of(clfold_device(plain), device->index, sizeof device->index);
     if (open_timed_beside(plain, &ctx) != EXIT_OK)
-        return device_failed(device, EXIT_CHECK_FAILED, "no profiling queue (said above)");
-    roofline = roofline_create(ctx, auto_takes_cpu_shape(ctx, plan->types[0], &device->summary));
+        return bench_device_failed(device, EXIT_CHECK_FAILED, "no profiling queue (said above)");
+    if (plan->scan == NULL) /* scans are held to a copy instead (bench_scan.c) */
+        roofline = roofline_create(ctx, auto_takes_cpu_shape(ctx, plan->types[0], &device->summary));
     for (size_t t = 0; t < plan->n_types && exit_status != EXIT_BAD_INPUT; t++) {
         int status = bench_type(ctx, plain, roofline, plan, plan->types[t], device);
         exit_status = status > exit_status ? status : exit_status;
@@ -385,7 +387,7 @@ int command_bench(const struct cli_args *args)
         if (opened == EXIT_BAD_INPUT || (opened != EXIT_OK && run.n_devices == 1))
             exit_status = opened;
         else if (opened != EXIT_OK)
-            device_failed(device, EXIT_CHECK_FAILED, clfold_last_error(NULL));
+            bench_device_failed(device, EXIT_CHECK_FAILED, clfold_last_error(NULL));
     }
     bool ran = exit_status == EXIT_OK;
     for (size_t d = 0; d < run.n_devices && ran; d++) {

@@ -1,6 +1,7 @@
 /*
  * bench.h: what `clfold bench` measures and reports. bench.c chooses the
- * devices and measures; bench_report.c parses the plan, runs the peers and
+ * devices and measures; bench_shapes.c measures --shape and --segments,
+ * bench_scan.c --scan; bench_report.c parses the plan, runs the peers and
  * prints tables; bench_document.c writes the versioned JSON and the CSV
  * (docs/bench-format.md); plot.c draws.
  */
@@ -44,6 +45,9 @@ struct bench_plan {
     size_t n_kernels;
     clfold_accuracy accuracy;
     struct bench_shape shape;
+    const char *scan;            /* --scan: "inclusive" or "exclusive"; NULL: reductions */
+    clfold_scan_mode scan_mode;
+    clfold_scan_kernel scan_kernels[BENCH_MAX]; /* -k with --scan (n_kernels of them) */
 };
 
 struct bench_row {
@@ -51,12 +55,14 @@ struct bench_row {
     clfold_op op;
     size_t n;
     clfold_kernel kernel;
-    const char *path;    /* the auto path's shape, or "ladder" */
+    const char *scan;    /* a scan's "inclusive" or "exclusive"; NULL for a reduction */
+    clfold_scan_kernel scan_kernel; /* a scan's kernel (kernel is then CLFOLD_AUTO) */
+    const char *path;    /* the auto path's shape, or "ladder"; a scan's kernel, or "scan-gpu", ... */
     double best_ms;      /* device time of one reduction */
     double median_ms;
-    double e2e_ms;       /* one call, result on the host: median */
-    double gbps;         /* input bytes over best_ms */
-    double read_gbps;    /* the streaming-read kernel on the same bytes */
+    double e2e_ms;       /* one call, result on the host: median (a scan's stays on the device) */
+    double gbps;         /* input bytes over best_ms; a scan's input and output bytes */
+    double read_gbps;    /* the streaming-read kernel on the same bytes; a scan's copy of them */
     bool correct;
 };
 
@@ -64,6 +70,7 @@ struct peer_row {
     char peer[32];
     clfold_type type;
     clfold_op op;        /* its "op", sum where it names none */
+    const char *scan;    /* the plan's scan mode, which its row said; NULL for a reduction */
     size_t n;
     double best_ms;
     double median_ms;
@@ -105,6 +112,12 @@ typedef clfold_status (*bench_reduction)(clfold_context *ctx, void *call);
 clfold_status bench_time(clfold_context *timed, clfold_context *plain, bench_reduction reduce,
                          void *call, const struct bench_row *spec, struct bench_row *row);
 
+/*
+ * Says on stderr why the device failed, and keeps the first reason on one
+ * line for its table and its JSON; returns `exit_status`.
+ */
+int bench_device_failed(struct bench_device *device, int exit_status, const char *reason);
+
 /* Fills the plan from the command line; EXIT_OK or EXIT_BAD_INPUT (said on stderr). */
 int bench_plan_parse(const struct cli_args *args, struct bench_plan *plan);
 
@@ -125,8 +138,71 @@ clfold_status bench_measure_shape(clfold_context *timed, clfold_context *plain, 
                                   const void *data, const struct bench_plan *plan,
                                   const struct bench_row *spec, struct bench_row *row);
 
-/* "8388608 x 32, axis 1" or "3811 power-law segments": the table's headline. */
-void bench_shape_describe(const struct bench_shape *shape, char *buf, size_t cap);
+/*
+ * The run's shape, as its JSON and `clfold compare` key rows by: "whole",
+ * "8388608 x 32, axis 1", "3811 power-law segments, 1 to 2^20", or for
+ * scans "inclusive scan" or "exclusive scan".
+ */
+void bench_shape_describe(const struct bench_plan *plan, char *buf, size_t cap);
+
+/* bench_scan.c: --scan, and the check that `clfold ladder --scan` shares. */
+
+/* The bytes one row moves: a reduction's input; a scan's input and its output of the result type. */
+double bench_bytes(clfold_type type, clfold_op op, size_t n, bool scan);
+
+/* The kernel's name: "k3", "auto", "blelloch", ... */
+const char *bench_kernel_name(const struct bench_row *row);
+
+/* Whether two rows ran the same kernel (a reduction's or a scan's). */
+bool bench_same_kernel(const struct bench_row *a, const struct bench_row *b);
+
+/*
+ * Every size, operator and kernel of the plan's scans of one type, whose
+ * `data` are in `in` (as large as the largest size): each row timed as
+ * bench_time times it, every output checked, and held to a device-to-device
+ * copy of as many bytes. Returns the exit status; says why a device failed.
+ */
+int bench_scan_type(clfold_context *ctx, clfold_context *plain, const struct bench_plan *plan,
+                    clfold_type type, const void *data, cl_mem in, struct bench_device *device);
+
+/*
+ * The host reference of a scan of data[0..n): every output, and for float
+ * results the exact prefixes and (sums) the sums of |x| that their bounds
+ * are measured from: 4 + 32 bytes an element for float sums, which is what
+ * the check costs in host memory.
+ */
+struct scan_reference {
+    clfold_type type, result;
+    clfold_op op;
+    size_t n;
+    void *out;
+    long double *exact;       /* NULL for integer results */
+    long double *sum_abs;     /* NULL but for float sums */
+};
+
+/* 0, or -1 (out of host memory, said on stderr). */
+int scan_reference_make(struct scan_reference *ref, const void *data, size_t n, clfold_type type,
+                        clfold_op op, clfold_scan_mode mode);
+void scan_reference_release(struct scan_reference *ref);
+
+/*
+ * Fills the first `bytes` of `out` with all-ones bytes (NaN, -1): a scan
+ * that leaves outputs unwritten then fails the check. CL_SUCCESS or why not.
+ */
+cl_int scan_poison(clfold_context *ctx, cl_mem out, size_t bytes);
+
+/*
+ * Reads the reference's n outputs back from `out` and checks each: integers,
+ * min and max to the bit, float sums and products within
+ * reference_scan_tolerance() of their exact prefix at `accuracy`. Returns
+ * how many are wrong, the first of them described in `why` (a line); -1 if
+ * they could not be read (said in `why`).
+ */
+long scan_check(clfold_context *ctx, cl_mem out, const struct scan_reference *ref,
+                clfold_accuracy accuracy, char *why, size_t cap);
+
+/* The best of several copies of `bytes` from `src` to `dst` (roofline_copy_ms): its time, or < 0. */
+double scan_copy_ms(clfold_context *ctx, cl_mem src, cl_mem dst, size_t bytes);
 
 /* 0, or -1 when full. */
 int bench_add_row(struct bench_results *results, const struct bench_row *row);

@@ -4,6 +4,8 @@
  * bench/schema/clfold-bench-1.json): clfold's version, the host, the date,
  * the command line, and every device with what it is and its rows, clfold's
  * and its peers'. The CSV carries the same rows flat, a device per row.
+ * A scan's rows say so ("scan": "inclusive"), and their GB/s count input
+ * and output bytes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,26 +94,41 @@ static void print_device_fields(const struct bench_device *device)
         printf("null");
 }
 
+/* ', "scan": "inclusive"' for a scan's row; nothing for a reduction's. */
+static void print_scan(const char *scan)
+{
+    if (scan != NULL)
+        printf(", \"scan\": \"%s\"", scan);
+}
+
+/* A peer's GB/s: its bytes (a scan's input and output) over its best time. */
+static double peer_gbps(const struct peer_row *r)
+{
+    return bench_bytes(r->type, r->op, r->n, r->scan != NULL) / (r->best_ms * 1e6);
+}
+
 static void print_rows(const struct bench_results *results)
 {
     size_t count = 0;
     for (size_t i = 0; i < results->n_rows; i++, count++) {
         const struct bench_row *r = &results->rows[i];
-        printf("%s\n    {\"source\": \"clfold\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
-               "\"kernel\": \"%s\", \"path\": \"%s\", \"best_ms\": %.6f, \"median_ms\": %.6f, "
-               "\"e2e_ms\": %.6f, \"gbps\": %.3f, \"read_gbps\": %.3f, \"correct\": %s}",
-               count ? "," : "", clfold_type_name(r->type), clfold_op_name(r->op), r->n,
-               clfold_kernel_name(r->kernel), r->path ? r->path : "", r->best_ms, r->median_ms,
+        printf("%s\n    {\"source\": \"clfold\", \"type\": \"%s\", \"op\": \"%s\"",
+               count ? "," : "", clfold_type_name(r->type), clfold_op_name(r->op));
+        print_scan(r->scan);
+        printf(", \"n\": %zu, \"kernel\": \"%s\", \"path\": \"%s\", \"best_ms\": %.6f, "
+               "\"median_ms\": %.6f, \"e2e_ms\": %.6f, \"gbps\": %.3f, \"read_gbps\": %.3f, "
+               "\"correct\": %s}",
+               r->n, bench_kernel_name(r), r->path ? r->path : "", r->best_ms, r->median_ms,
                r->e2e_ms, r->gbps, r->read_gbps, r->correct ? "true" : "false");
     }
     for (size_t p = 0; p < results->n_peers; p++, count++) {
         const struct peer_row *r = &results->peers[p];
         printf("%s\n    {\"source\": ", count ? "," : "");
         json_string(stdout, r->peer);
-        printf(", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, \"best_ms\": %.6f, "
-               "\"median_ms\": %.6f, \"gbps\": %.3f",
-               clfold_type_name(r->type), clfold_op_name(r->op), r->n, r->best_ms, r->median_ms,
-               (double)r->n * (double)clfold_type_size(r->type) / (r->best_ms * 1e6));
+        printf(", \"type\": \"%s\", \"op\": \"%s\"", clfold_type_name(r->type), clfold_op_name(r->op));
+        print_scan(r->scan);
+        printf(", \"n\": %zu, \"best_ms\": %.6f, \"median_ms\": %.6f, \"gbps\": %.3f", r->n,
+               r->best_ms, r->median_ms, peer_gbps(r));
         if (r->e2e_ms > 0)
             printf(", \"e2e_ms\": %.6f", r->e2e_ms);
         printf("}");
@@ -123,7 +140,7 @@ void bench_print_document(const struct cli_args *args, const struct bench_plan *
 {
     char date[32], shape[128];
     utc_now(date, sizeof date);
-    bench_shape_describe(&plan->shape, shape, sizeof shape);
+    bench_shape_describe(plan, shape, sizeof shape);
     printf("{\"schema\": {\"name\": \"%s\", \"version\": %d}, \"clfold_version\": \"%s\",\n ",
            BENCH_SCHEMA_NAME, BENCH_SCHEMA_VERSION, clfold_version_string());
     print_host();
@@ -133,7 +150,7 @@ void bench_print_document(const struct cli_args *args, const struct bench_plan *
         json_string(stdout, args->argv[i]);
     }
     printf("],\n \"accuracy\": \"%s\", \"shape\": ", clfold_accuracy_name(plan->accuracy));
-    json_string(stdout, plan->shape.kind == SHAPE_WHOLE ? "whole" : shape);
+    json_string(stdout, shape);
     printf(",\n \"devices\": [");
     for (size_t d = 0; d < run->n_devices; d++) {
         printf("%s\n  {", d ? "," : "");
@@ -158,16 +175,17 @@ static void csv_device(const struct bench_device *device, clfold_accuracy accura
 void bench_print_csv(const struct bench_plan *plan, const struct bench_run *run)
 {
     printf("schema_version,device_index,device,driver,accuracy,source,type,op,n,kernel,best_ms,"
-           "median_ms,e2e_ms,gbps,read_gbps,correct\n");
+           "median_ms,e2e_ms,gbps,read_gbps,correct,scan\n");
     for (size_t d = 0; d < run->n_devices; d++) {
         const struct bench_device *device = &run->devices[d];
         const struct bench_results *results = device->results;
         for (size_t i = 0; i < results->n_rows; i++) {
             const struct bench_row *r = &results->rows[i];
             csv_device(device, plan->accuracy);
-            printf("clfold,%s,%s,%zu,%s,%.6f,%.6f,%.6f,%.3f,%.3f,%s\n", clfold_type_name(r->type),
+            printf("clfold,%s,%s,%zu,%s,%.6f,%.6f,%.6f,%.3f,%.3f,%s,%s\n", clfold_type_name(r->type),
                    clfold_op_name(r->op), r->n, bench_path_or_kernel(r), r->best_ms, r->median_ms,
-                   r->e2e_ms, r->gbps, r->read_gbps, r->correct ? "true" : "false");
+                   r->e2e_ms, r->gbps, r->read_gbps, r->correct ? "true" : "false",
+                   r->scan != NULL ? r->scan : "");
         }
         for (size_t p = 0; p < results->n_peers; p++) {
             const struct peer_row *r = &results->peers[p];
@@ -176,9 +194,9 @@ void bench_print_csv(const struct bench_plan *plan, const struct bench_run *run)
                 snprintf(e2e, sizeof e2e, "%.6f", r->e2e_ms);
             csv_device(device, plan->accuracy);
             csv_string(stdout, r->peer);
-            printf(",%s,%s,%zu,,%.6f,%.6f,%s,%.3f,,\n", clfold_type_name(r->type),
-                   clfold_op_name(r->op), r->n, r->best_ms, r->median_ms, e2e,
-                   (double)r->n * (double)clfold_type_size(r->type) / (r->best_ms * 1e6));
+            printf(",%s,%s,%zu,,%.6f,%.6f,%s,%.3f,,,%s\n", clfold_type_name(r->type),
+                   clfold_op_name(r->op), r->n, r->best_ms, r->median_ms, e2e, peer_gbps(r),
+                   r->scan != NULL ? r->scan : "");
         }
     }
 }

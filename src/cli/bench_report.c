@@ -62,6 +62,52 @@ static int compare_sizes(const void *a, const void *b)
         }                                                                                    \
     } while (0)
 
+/* The operators and types of the plan: each has a result. EXIT_OK or EXIT_BAD_INPUT (said). */
+static int check_results(const struct bench_plan *plan)
+{
+    for (size_t t = 0; t < plan->n_types; t++) {
+        for (size_t o = 0; o < plan->n_ops; o++) {
+            clfold_type result;
+            if (clfold_result_type(plan->types[t], plan->ops[o], &result) != CLFOLD_SUCCESS) {
+                cli_error("operator %s does not apply to %s", clfold_op_name(plan->ops[o]),
+                          clfold_type_name(plan->types[t]));
+                return EXIT_BAD_INPUT;
+            }
+        }
+    }
+    return EXIT_OK;
+}
+
+/*
+ * --scan: whole arrays only, no argmin or argmax, no exact float sums (the
+ * library refuses them: docs/scans.md). EXIT_OK or EXIT_BAD_INPUT (said).
+ */
+static int scan_plan_parse(const struct cli_args *args, struct bench_plan *plan)
+{
+    plan->scan_mode = args->exclusive ? CLFOLD_EXCLUSIVE : CLFOLD_INCLUSIVE;
+    plan->scan = args->exclusive ? "exclusive" : "inclusive";
+    if (args->shape != NULL || args->segments != NULL || args->axes != NULL) {
+        cli_error("--scan scans whole arrays: no --shape, --axis or --segments");
+        return EXIT_BAD_INPUT;
+    }
+    for (size_t o = 0; o < plan->n_ops; o++) {
+        if (cli_op_is_arg(plan->ops[o])) {
+            cli_error("%s has no scan (sum, prod, min, max, and, or, xor)",
+                      clfold_op_name(plan->ops[o]));
+            return EXIT_BAD_INPUT;
+        }
+        for (size_t t = 0; t < plan->n_types && plan->accuracy == CLFOLD_ACCURACY_EXACT; t++) {
+            clfold_type type = plan->types[t];
+            if (plan->ops[o] == CLFOLD_SUM &&
+                (type == CLFOLD_HALF || type == CLFOLD_FLOAT || type == CLFOLD_DOUBLE)) {
+                cli_error("--accuracy exact: exact float scans are not available (docs/scans.md)");
+                return EXIT_BAD_INPUT;
+            }
+        }
+    }
+    return check_results(plan);
+}
+
 int bench_plan_parse(const struct cli_args *args, struct bench_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
@@ -76,6 +122,13 @@ int bench_plan_parse(const struct cli_args *args, struct bench_plan *plan)
                plan->n_types, "type");
     PARSE_LIST(args->ops != NULL ? args->ops : "sum", clfold_op_from_name, plan->ops, plan->n_ops,
                "operator");
+    if (args->scan) {
+        PARSE_LIST(args->kernels != NULL ? args->kernels : "auto", clfold_scan_kernel_from_name,
+                   plan->scan_kernels, plan->n_kernels, "scan kernel");
+        for (size_t k = 0; k < plan->n_kernels; k++)
+            plan->kernels[k] = CLFOLD_AUTO;
+        return scan_plan_parse(args, plan);
+    }
     PARSE_LIST(args->kernels != NULL ? args->kernels : "auto", clfold_kernel_from_name,
                plan->kernels, plan->n_kernels, "kernel");
     int shaped = bench_shape_parse(args, plan);
@@ -90,17 +143,7 @@ int bench_plan_parse(const struct cli_args *args, struct bench_plan *plan)
             }
         }
     }
-    for (size_t t = 0; t < plan->n_types; t++) {
-        for (size_t o = 0; o < plan->n_ops; o++) {
-            clfold_type result;
-            if (clfold_result_type(plan->types[t], plan->ops[o], &result) != CLFOLD_SUCCESS) {
-                cli_error("operator %s does not apply to %s", clfold_op_name(plan->ops[o]),
-                          clfold_type_name(plan->types[t]));
-                return EXIT_BAD_INPUT;
-            }
-        }
-    }
-    return EXIT_OK;
+    return check_results(plan);
 }
 
 int bench_add_row(struct bench_results *results, const struct bench_row *row)
@@ -131,16 +174,23 @@ static void json_text(const char *line, const char *key, char *out, size_t cap)
     (void)cap;
 }
 
-/* The operators a peer is asked to time: what the peers in bench/peers/ do. */
-static bool peer_times(clfold_op op)
+/*
+ * The operators a peer is asked to time: what the peers in bench/peers/ do
+ * (sum, argmin and argmax; sum, min and max scans).
+ */
+static bool peer_times(const struct bench_plan *plan, clfold_op op)
 {
+    if (plan->scan != NULL)
+        return op == CLFOLD_SUM || op == CLFOLD_MIN || op == CLFOLD_MAX;
     return op == CLFOLD_SUM || cli_op_is_arg(op);
 }
 
 /*
- * The peer's command line: `command TYPE N... [SHAPE ARGS] [--op OP]`, the
- * operator last and only where it is not a sum, so that a peer that sums
- * (and knows nothing of --op) is called as it always was. 0, or -1 if too long.
+ * The peer's command line: `command TYPE N... [SHAPE ARGS | --scan MODE]
+ * [--op OP]`, the operator last and only where it is not a sum, so that a
+ * peer that sums (and knows nothing of --op) is called as it always was.
+ * A peer that knows nothing of --scan fails on it, and times no reduction
+ * in a scan's place. 0, or -1 if too long.
  */
 static int peer_command(const char *command, const struct bench_plan *plan, clfold_type type,
                         clfold_op op, char *cmd, size_t cap)
@@ -150,30 +200,38 @@ static int peer_command(const char *command, const struct bench_plan *plan, clfo
         used += (size_t)snprintf(cmd + used, cap - used, " %zu", plan->sizes[s]);
     if (plan->shape.kind != SHAPE_WHOLE && used < cap)
         used += (size_t)snprintf(cmd + used, cap - used, " %s", plan->shape.peer_args);
+    if (plan->scan != NULL && used < cap)
+        used += (size_t)snprintf(cmd + used, cap - used, " --scan %s", plan->scan);
     if (op != CLFOLD_SUM && used < cap)
         used += (size_t)snprintf(cmd + used, cap - used, " --op %s", clfold_op_name(op));
     return used < cap ? 0 : -1;
 }
 
-/* Keeps the peer's JSON rows of `type` and `op`; rows that name no "op" are sums. */
-static void read_peer_rows(FILE *pipe, clfold_type type, clfold_op op,
-                           struct bench_results *results)
+/*
+ * Keeps the peer's JSON rows of `type` and `op`; rows that name no "op" are
+ * sums. In a scan's run only rows whose "scan" is the plan's are kept, and
+ * in a reduction's only rows without one.
+ */
+static void read_peer_rows(FILE *pipe, const struct bench_plan *plan, clfold_type type,
+                           clfold_op op, struct bench_results *results)
 {
     char line[1024];
     while (fgets(line, sizeof line, pipe) != NULL &&
            results->n_peers < sizeof results->peers / sizeof results->peers[0]) {
         struct peer_row *row = &results->peers[results->n_peers];
-        char type_name[32], op_name[32];
+        char type_name[32], op_name[32], scan[32];
         clfold_op row_op = CLFOLD_SUM;
         json_text(line, "peer", row->peer, sizeof row->peer);
         json_text(line, "type", type_name, sizeof type_name);
         json_text(line, "op", op_name, sizeof op_name);
+        json_text(line, "scan", scan, sizeof scan);
         if (strcmp(type_name, clfold_type_name(type)) != 0 ||
             (op_name[0] != '\0' && clfold_op_from_name(op_name, &row_op) != CLFOLD_SUCCESS) ||
-            row_op != op)
-            continue; /* a peer's row of another type or operator is never compared with this one */
+            row_op != op || strcmp(scan, plan->scan != NULL ? plan->scan : "") != 0)
+            continue; /* a peer's row of another type, operator or kind is never compared with this one */
         row->type = type;
         row->op = op;
+        row->scan = plan->scan;
         row->n = (size_t)json_number(line, "n");
         row->best_ms = json_number(line, "best_ms");
         row->median_ms = json_number(line, "median_ms");
@@ -191,7 +249,7 @@ static void run_peer(const char *command, const struct bench_plan *plan, struct 
             char cmd[4096];
             clfold_type type = plan->types[t];
             clfold_op op = plan->ops[o];
-            if (!peer_times(op))
+            if (!peer_times(plan, op))
                 continue;
             asked = true;
             if (peer_command(command, plan, type, op, cmd, sizeof cmd) != 0) {
@@ -203,14 +261,15 @@ static void run_peer(const char *command, const struct bench_plan *plan, struct 
                 cli_error("peer \"%s\" could not be started", command);
                 continue;
             }
-            read_peer_rows(pipe, type, op, results);
+            read_peer_rows(pipe, plan, type, op, results);
             if (pclose(pipe) != 0)
                 cli_error("peer \"%s\" failed for %s %s (see its messages above)", command,
                           clfold_type_name(type), clfold_op_name(op));
         }
     }
     if (!asked)
-        cli_error("peer \"%s\" not run: peers time sum, argmin and argmax only", command);
+        cli_error("peer \"%s\" not run: peers time %s only", command,
+                  plan->scan != NULL ? "sum, min and max scans" : "sum, argmin and argmax");
 }
 
 /* The command of a peer meant for `device`, past its "GPU:" or "CPU:"; NULL where it is for another type. */
@@ -245,7 +304,8 @@ void bench_run_peers(const struct cli_args *args, const struct bench_plan *plan,
 
 const char *bench_path_or_kernel(const struct bench_row *r)
 {
-    return r->kernel == CLFOLD_AUTO && r->path != NULL ? r->path : clfold_kernel_name(r->kernel);
+    bool automatic = r->scan != NULL ? r->scan_kernel == CLFOLD_SCAN_AUTO : r->kernel == CLFOLD_AUTO;
+    return automatic && r->path != NULL ? r->path : bench_kernel_name(r);
 }
 
 /* Peers' rows at the same type and size as `row`. */
@@ -264,20 +324,26 @@ static void print_peer_columns(const struct bench_results *results, const struct
 static void print_table(const struct bench_device *device, const struct bench_plan *plan)
 {
     const struct bench_results *results = device->results;
+    const bool scan = plan->scan != NULL;
+    const int width = scan ? 15 : 7; /* "blelloch-padded" */
     char shape[128];
-    bench_shape_describe(&plan->shape, shape, sizeof shape);
+    bench_shape_describe(plan, shape, sizeof shape);
     printf("Device: %s (%s, driver %s); accuracy %s\n", device->summary.name, device->summary.platform,
            device->summary.driver, clfold_accuracy_name(plan->accuracy));
-    if (plan->shape.kind != SHAPE_WHOLE)
+    if (scan)
+        printf("Scan: %s; GB/s count input and output, copy is a device-to-device copy of as "
+               "many bytes\n", plan->scan);
+    else if (plan->shape.kind != SHAPE_WHOLE)
         printf("Shape: %s\n", shape);
-    printf("%-7s %-6s %11s %-7s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", "kernel",
-           "best(ms)", "median", "e2e(ms)", "GB/s", "read", "%read", "correct",
+    printf("%-7s %-6s %11s %-*s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", width,
+           "kernel", "best(ms)", "median", "e2e(ms)", "GB/s", scan ? "copy" : "read",
+           scan ? "%copy" : "%read", "correct",
            "peers: best, ratio peer/clfold (>1: clfold faster); e2e, ratio");
     for (size_t i = 0; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
-        printf("%-7s %-6s %11zu %-7s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-7s",
-               clfold_type_name(r->type), clfold_op_name(r->op), r->n, bench_path_or_kernel(r), r->best_ms,
-               r->median_ms, r->e2e_ms, r->gbps, r->read_gbps,
+        printf("%-7s %-6s %11zu %-*s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-7s",
+               clfold_type_name(r->type), clfold_op_name(r->op), r->n, width, bench_path_or_kernel(r),
+               r->best_ms, r->median_ms, r->e2e_ms, r->gbps, r->read_gbps,
                r->read_gbps > 0 ? 100 * r->gbps / r->read_gbps : 0, r->correct ? "yes" : "NO");
         print_peer_columns(results, r);
         printf("\n");
@@ -291,15 +357,14 @@ int bench_merge(const struct bench_plan *plan, const struct bench_run *run, stru
     char shape[128], err[256];
     static struct merge_row rows[sizeof ((struct bench_results *)0)->rows /
                                  sizeof ((struct bench_results *)0)->rows[0]];
-    bench_shape_describe(&plan->shape, shape, sizeof shape);
+    bench_shape_describe(plan, shape, sizeof shape);
     for (size_t d = 0; d < run->n_devices; d++) {
         const struct bench_results *results = run->devices[d].results;
         for (size_t i = 0; i < results->n_rows; i++) {
             const struct bench_row *r = &results->rows[i];
-            rows[i] = (struct merge_row){"clfold", plan->shape.kind == SHAPE_WHOLE ? "whole" : shape,
-                                         clfold_type_name(r->type), clfold_op_name(r->op),
-                                         clfold_kernel_name(r->kernel), (double)r->n, r->best_ms,
-                                         r->gbps, r->read_gbps};
+            rows[i] = (struct merge_row){"clfold", shape, clfold_type_name(r->type),
+                                         clfold_op_name(r->op), bench_kernel_name(r), (double)r->n,
+                                         r->best_ms, r->gbps, r->read_gbps};
         }
         if (merge_add_device(table, 0, run->devices[d].summary.name, "", rows, results->n_rows, false,
                              err, sizeof err) != 0) {

@@ -159,15 +159,18 @@ void bench_plan_release(struct bench_plan *plan)
     plan->shape.offsets_path[0] = '\0';
 }
 
-void bench_shape_describe(const struct bench_shape *shape, char *buf, size_t cap)
+void bench_shape_describe(const struct bench_plan *plan, char *buf, size_t cap)
 {
+    const struct bench_shape *shape = &plan->shape;
     if (shape->kind == SHAPE_MATRIX)
         snprintf(buf, cap, "%zu x %zu, axis %d", shape->rows, shape->cols, shape->axis);
     else if (shape->kind == SHAPE_SEGMENTS)
         snprintf(buf, cap, "%zu power-law segments, 1 to 2^%d", shape->n_segments,
                  LONGEST_SEGMENT_LOG2);
+    else if (plan->scan != NULL) /* its own key: `clfold compare` never puts a scan beside a reduction */
+        snprintf(buf, cap, "%s scan", plan->scan);
     else
-        snprintf(buf, cap, "whole array");
+        snprintf(buf, cap, "whole");
 }
 
 /* The results one reduction gives. */

@@ -32,6 +32,7 @@ int main(int argc, char **argv)
     switch (args.command) {
     case CMD_DEVICES: return command_devices(&args);
     case CMD_LADDER: return command_ladder(&args);
+    case CMD_SCAN: return command_scan(&args);
     case CMD_BENCH: return command_bench(&args);
     case CMD_COMPARE: return command_compare(&args);
     default: return command_reduce(&args);

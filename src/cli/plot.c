@@ -37,7 +37,8 @@ static void write_script(FILE *script, const char *path, const char *data_path, 
     fprintf(script, "set terminal png size 1100,650\nset output ");
     put_quoted(script, path);
     fprintf(script, "\nset logscale x 2\nset format x '2^{%%L}'\nset grid\nset key left top\n");
-    fprintf(script, "set xlabel 'elements'\nset ylabel 'GB/s (input bytes / device time)'\n");
+    /* Bytes as each row counts them: a reduction's input, a scan's input and output. */
+    fprintf(script, "set xlabel 'elements'\nset ylabel 'GB/s (bytes / device time)'\n");
     fprintf(script, "set title ");
     put_quoted(script, title);
     fprintf(script, " noenhanced\nplot ");
@@ -96,7 +97,7 @@ static void clfold_series(const struct bench_results *results, size_t first, boo
     const struct bench_row *head = &results->rows[first];
     for (size_t i = first; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
-        if (r->type == head->type && r->op == head->op && r->kernel == head->kernel)
+        if (r->type == head->type && r->op == head->op && bench_same_kernel(r, head))
             plot_point(series, (double)r->n, read_line ? r->read_gbps : r->gbps);
     }
 }
@@ -116,17 +117,16 @@ static size_t bench_series(const struct bench_results *results, struct plot_seri
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
             seen = results->rows[j].type == r->type && results->rows[j].op == r->op &&
-                   results->rows[j].kernel == r->kernel;
+                   bench_same_kernel(&results->rows[j], r);
         if (seen)
             continue;
         clfold_series(results, i, false, &series[count]);
         snprintf(series[count++].title, sizeof series[0].title, "clfold %s %s %s",
-                 r->kernel == CLFOLD_AUTO && r->path ? r->path : clfold_kernel_name(r->kernel),
-                 clfold_type_name(r->type), clfold_op_name(r->op));
+                 bench_path_or_kernel(r), clfold_type_name(r->type), clfold_op_name(r->op));
         if (i == 0) {
             clfold_series(results, i, true, &series[count]);
-            snprintf(series[count++].title, sizeof series[0].title, "streaming read %s",
-                     clfold_type_name(r->type));
+            snprintf(series[count++].title, sizeof series[0].title, "%s %s",
+                     r->scan != NULL ? "device copy" : "streaming read", clfold_type_name(r->type));
         }
     }
     for (size_t p = 0; p < results->n_peers && count < cap; p++) {
@@ -140,7 +140,7 @@ static size_t bench_series(const struct bench_results *results, struct plot_seri
             const struct peer_row *s = &results->peers[q];
             if (same_peer_series(s, r))
                 plot_point(&series[count], (double)s->n,
-                           (double)s->n * (double)clfold_type_size(s->type) / (s->best_ms * 1e6));
+                           bench_bytes(s->type, s->op, s->n, s->scan != NULL) / (s->best_ms * 1e6));
         }
         snprintf(series[count++].title, sizeof series[0].title, "%s %s %s", r->peer,
                  clfold_type_name(r->type), clfold_op_name(r->op));
@@ -157,7 +157,9 @@ int bench_plot(const char *path, const struct device_summary *device, const stru
         return -1;
     }
     size_t count = bench_series(results, series, PLOT_MAX_SERIES);
-    snprintf(title, sizeof title, "clfold bench on %s (%s)", device->name, device->driver);
+    bool scan = results->n_rows > 0 && results->rows[0].scan != NULL;
+    snprintf(title, sizeof title, "clfold bench%s on %s (%s)%s", scan ? " --scan" : "",
+             device->name, device->driver, scan ? ": GB/s of input and output" : "");
     int status = plot_draw(path, title, series, count);
     free(series);
     return status;

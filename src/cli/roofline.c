@@ -7,6 +7,9 @@
  * cl/reduce/gpu.cl keeps them, and one contiguous chunk per work-item for CPUs, read
  * as four streams as cl/reduce/cpu.cl reads it. It xors what it reads and writes only if the xor hits a value
  * that no input produces, so the compiler keeps every load.
+ *
+ * Scans read and write: their roofline is the driver's own device-to-device
+ * copy (clEnqueueCopyBuffer) of as many bytes in all.
  */
 #include "roofline.h"
 
@@ -120,6 +123,24 @@ double roofline_read_ms(struct roofline *r, cl_mem buffer, size_t bytes)
         clSetKernelArg(r->kernel, 2, sizeof r->sink, &r->sink) != CL_SUCCESS ||
         clEnqueueNDRangeKernel(r->queue, r->kernel, 1, NULL, &global, &local, 0, NULL, &event) !=
             CL_SUCCESS)
+        return -1;
+    if (clWaitForEvents(1, &event) == CL_SUCCESS &&
+        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
+            CL_SUCCESS)
+        ms = (double)(end - start) * 1e-6;
+    clReleaseEvent(event);
+    return ms;
+}
+
+double roofline_copy_ms(clfold_context *ctx, cl_mem src, cl_mem dst, size_t bytes)
+{
+    cl_ulong start = 0, end = 0;
+    cl_event event = NULL;
+    double ms = -1;
+    if (bytes == 0 || clEnqueueCopyBuffer(clfold_queue(ctx), src, dst, 0, 0, bytes, 0, NULL,
+                                          &event) != CL_SUCCESS)
         return -1;
     if (clWaitForEvents(1, &event) == CL_SUCCESS &&
         clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
