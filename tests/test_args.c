@@ -79,6 +79,14 @@ static void test_accepted(void)
     EXPECT(a.file != NULL && strcmp(a.file, "-") == 0, "a lone '-' is a file name");
     ACCEPT(&a, "reduce", "--help");
     EXPECT(a.help && a.file == NULL, "reduce --help needs no file");
+    ACCEPT(&a, "scan", "-k", "blelloch-padded", "--exclusive", "-o", "max", "-O", "out.npy",
+           "in.npy");
+    EXPECT(a.command == CMD_SCAN && a.scan_kernel == CLFOLD_SCAN_BLELLOCH_PADDED && a.exclusive &&
+              a.op == CLFOLD_MAX && a.output != NULL && strcmp(a.output, "out.npy") == 0 &&
+              a.file != NULL && strcmp(a.file, "in.npy") == 0,
+          "scan with a ladder kernel, --exclusive and -O");
+    ACCEPT(&a, "ladder", "--scan");
+    EXPECT(a.command == CMD_LADDER && a.scan && !a.exclusive, "ladder --scan");
     ACCEPT(&a, "devices", "--format", "json");
     EXPECT(a.command == CMD_DEVICES && a.format == FORMAT_JSON, "devices --format json");
     ACCEPT(&a, "--version");
@@ -120,6 +128,9 @@ static void test_refused(void)
     REFUSE("--format takes", "ladder", "--format", "xml");
     REFUSE("devices --format takes table or json", "devices", "--format", "csv");
     REFUSE("reduce needs a .npy FILE", "reduce");
+    REFUSE("scan needs -O OUT.npy", "scan", "in.npy");
+    REFUSE("unknown scan kernel \"k3\"", "scan", "-k", "k3", "-O", "o.npy", "in.npy");
+    REFUSE("unknown option \"--exclusive\"", "reduce", "--exclusive", "x.npy");
     REFUSE("unexpected argument \"b.npy\"", "reduce", "a.npy", "b.npy");
     REFUSE("unexpected argument \"extra\"", "ladder", "extra");
     /* The user's words are quoted with their control characters replaced: one line. */
