@@ -1359,6 +1359,53 @@ static void check_names_and_blocks(void)
     set_scan_kernel(CLFOLD_SCAN_AUTO, 0);
 }
 
+/*
+ * Local memory decides the tiles: the GPU tiles and the ladder shrink theirs
+ * to fit a small one and still scan right; tiles forced by CLFOLD_SCAN_GPU
+ * that cannot fit are refused, with a message, not launched.
+ */
+static void check_local_memory_limits(void)
+{
+    int32_t data[5000];
+    int64_t got[5000], want = 0;
+    for (int i = 0; i < 5000; i++)
+        data[i] = i % 23 - 11;
+    setenv("CLFOLD_AUTO_SHAPE", "gpu", 1);
+    setenv("CLFOLD_LOCAL_MEM_BYTES", "2048", 1);
+    clfold_context *small = test_context();
+    setenv("CLFOLD_SCAN_GPU", "256:8", 1);
+    clfold_context *forced = test_context();
+    unsetenv("CLFOLD_SCAN_GPU");
+    unsetenv("CLFOLD_LOCAL_MEM_BYTES");
+    unsetenv("CLFOLD_AUTO_SHAPE");
+    EXPECT(small != NULL && forced != NULL, "no context with 2 KiB of local memory");
+    for (size_t k = 0; small != NULL && k < N_KERNELS; k++) {
+        EXPECT_STATUS(small, clfold_set_scan_kernel(small, ALL_KERNELS[k], 0), CLFOLD_SUCCESS);
+        EXPECT_STATUS(small, clfold_scan_host(small, data, 5000, CLFOLD_INT32, CLFOLD_SUM,
+                                              CLFOLD_INCLUSIVE, got),
+                      CLFOLD_SUCCESS);
+        want = 0;
+        for (int i = 0; i < 5000; i++) {
+            want += data[i];
+            if (got[i] != want) {
+                EXPECT(false, "%s in 2 KiB of local memory: output %d is %lld, not %lld",
+                       clfold_scan_kernel_name(ALL_KERNELS[k]), i, (long long)got[i],
+                       (long long)want);
+                break;
+            }
+        }
+    }
+    if (forced != NULL) {
+        EXPECT_STATUS(forced, clfold_scan_host(forced, data, 5000, CLFOLD_INT32, CLFOLD_SUM,
+                                               CLFOLD_INCLUSIVE, got),
+                      CLFOLD_ERROR_INVALID_BLOCK_SIZE);
+        EXPECT(strstr(clfold_last_error(forced), "local memory") != NULL,
+               "forced tiles too large: \"%s\"", clfold_last_error(forced));
+    }
+    clfold_destroy(small);
+    clfold_destroy(forced);
+}
+
 static void run_misuse(void)
 {
     test_rng rng = {UINT64_C(0x6d6973)};
@@ -1382,6 +1429,7 @@ static void run_misuse(void)
     check_sub_buffers();
     check_flight();
     check_names_and_blocks();
+    check_local_memory_limits();
     clReleaseMemObject(input);
     clReleaseMemObject(output);
 }

@@ -104,6 +104,19 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
             job->block = ctx->settings.scan.block;
             job->run_items = ctx->settings.scan.run_items;
         }
+        size_t acc = accumulator_size(&job->config.acc);
+        /* Halve the run, then the group, until a tile is staged in local memory. */
+        while (ctx->settings.scan.block == 0 && job->run_items > 1 &&
+               scan_local_values(job) * acc > ctx->caps.local_mem_size)
+            job->run_items /= 2;
+        while (ctx->settings.scan.block == 0 && job->block > 2 &&
+               scan_local_values(job) * acc > ctx->caps.local_mem_size)
+            job->block /= 2;
+        if (scan_local_values(job) * acc > ctx->caps.local_mem_size)
+            FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+                 "scan tiles of %zu x %zu need %zu bytes of local memory; the device has %llu",
+                 job->block, job->run_items, scan_local_values(job) * acc,
+                 (unsigned long long)ctx->caps.local_mem_size);
         job->config.block_size = job->block;
         job->config.run_items = (unsigned)job->run_items;
         job->lookback = ctx->caps.inline_ptx && ctx->settings.scan_lookback;

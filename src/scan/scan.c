@@ -85,8 +85,9 @@ static clfold_status check_scan_buffers(clfold_context *ctx, cl_mem in, size_t i
     CHECK(clfold_result_type(type, op, &result));
     size_t in_size = type_info(type)->size, out_size = type_info(result)->size;
     CHECK(check_buffer(ctx, in, in_offset, count, in_size));
-    if (out_offset > SIZE_MAX / out_size)
-        FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS, "output element %zu lies beyond any buffer", out_offset);
+    if (out_offset > SIZE_MAX / out_size || count > SIZE_MAX / out_size)
+        FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS, "outputs %zu..%zu+%zu lie beyond any buffer", out_offset,
+             out_offset, count);
     CHECK(check_result(ctx, out, out_offset * out_size, count * out_size));
     CHECK(buffer_origin(ctx, in, &in_root, &in_origin));
     CHECK(buffer_origin(ctx, out, &out_root, &out_origin));
