@@ -8,12 +8,12 @@
 
 static const struct scan_path LADDER[] = {
     [CLFOLD_SCAN_KOGGE_STONE] = {"kogge-stone", CLFOLD_SCAN_KOGGE_STONE, "scan/ladder.cl",
-                                 "scan_kogge_stone_totals", "scan_kogge_stone", 1, false},
+                                 "scan_kogge_stone_totals", "scan_kogge_stone", 1, false, NULL},
     [CLFOLD_SCAN_BLELLOCH] = {"blelloch", CLFOLD_SCAN_BLELLOCH, "scan/ladder.cl",
-                              "scan_blelloch_totals", "scan_blelloch", 2, false},
+                              "scan_blelloch_totals", "scan_blelloch", 2, false, NULL},
     [CLFOLD_SCAN_BLELLOCH_PADDED] = {"blelloch-padded", CLFOLD_SCAN_BLELLOCH_PADDED,
                                      "scan/ladder.cl", "scan_blelloch_padded_totals",
-                                     "scan_blelloch_padded", 2, true},
+                                     "scan_blelloch_padded", 2, true, NULL},
 };
 
 /* Tiles of runs of RUN_ITEMS elements a work-item, 256 work-items a group; one launch on NVIDIA. */
