@@ -409,6 +409,58 @@ CLFOLD_API clfold_status clfold_scan_host(clfold_context *ctx, const void *in, s
                                           clfold_type type, clfold_op op, clfold_scan_mode mode,
                                           void *out);
 
+/*
+ * Partial results: the reduction of one part of an array, kept as the
+ * accumulator value the kernels work in (an exact state, a compensated
+ * pair, an index and its key) rather than finished, so that the parts'
+ * partials, reduced anywhere (other contexts, devices, processes, machines),
+ * merge into the whole's. A partial is CLFOLD_PARTIAL_BYTES plain bytes
+ * (layout version CLFOLD_PARTIAL_VERSION, docs/partials.md) that may be
+ * copied, stored or sent as they are, between machines of one byte order.
+ *
+ * Merged in any order and grouping, partials give: exact float sums the
+ * same bits, correctly rounded; integers the exact result (wrapping modulo
+ * 2^64 as reductions do); min, max, the bitwise operators and arg-reductions
+ * the same result; other float sums and products a result within their
+ * documented bounds (each merge adds at most one rounding, as a host
+ * array's chunks do). Partials merge only with partials of the same type,
+ * operator and accumulator (the same accuracy): CLFOLD_ERROR_INVALID_ARGUMENT
+ * otherwise, or for bytes that are not a partial.
+ */
+#define CLFOLD_PARTIAL_BYTES 320
+#define CLFOLD_PARTIAL_VERSION 1
+
+typedef struct {
+    unsigned char bytes[CLFOLD_PARTIAL_BYTES];
+} clfold_partial;
+
+/*
+ * As clfold_reduce_buffer and clfold_reduce_host, into a partial. An empty
+ * part gives the operator's identity (for an argmin or argmax, "no element
+ * yet", which any element's partial replaces). An argmin's or argmax's
+ * index counts from the part's first element: clfold_partial_rebase moves it
+ * to count from the whole array's.
+ */
+CLFOLD_API clfold_status clfold_reduce_partial(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                               size_t count, clfold_type type, clfold_op op,
+                                               clfold_partial *partial);
+CLFOLD_API clfold_status clfold_reduce_host_partial(clfold_context *ctx, const void *data,
+                                                    size_t count, clfold_type type, clfold_op op,
+                                                    clfold_partial *partial);
+
+/* into = into (op) part. */
+CLFOLD_API clfold_status clfold_partial_merge(clfold_partial *into, const clfold_partial *part);
+
+/*
+ * The result the partial stands for, a value of clfold_result_type() (an
+ * argmin or argmax of no element: CLFOLD_ERROR_INVALID_ARGUMENT, as for an
+ * empty array).
+ */
+CLFOLD_API clfold_status clfold_partial_finish(const clfold_partial *partial, void *result);
+
+/* An argmin's or argmax's partial of a part that starts at element `first` of the whole. */
+CLFOLD_API clfold_status clfold_partial_rebase(clfold_partial *partial, uint64_t first);
+
 /* The type a reduction of `type` by `op` returns, and its size in bytes. */
 CLFOLD_API clfold_status clfold_result_type(clfold_type type, clfold_op op, clfold_type *result_type);
 CLFOLD_API size_t clfold_type_size(clfold_type type); /* 0 for an unknown type */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "accumulator.h"
+#include "partial.h"
 #include "path.h"
 
 /*
@@ -302,49 +303,121 @@ size_t host_chunk_elements(const clfold_context *ctx, size_t element)
     return bytes / element > 0 ? bytes / element : 1;
 }
 
+/*
+ * The fold of a host array, checked: its accumulator value (finish false)
+ * or the result, into `out`, its run into `info`. Chunks past the device's
+ * largest buffer are folded here as the kernels fold them.
+ */
+static clfold_status fold_host(clfold_context *ctx, const void *data, size_t count,
+                               clfold_type type, clfold_op op, bool finish,
+                               struct request *request, void *out, clfold_run_info *info)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    unsigned char total[ACCUMULATOR_MAX_BYTES], part[ACCUMULATOR_MAX_BYTES];
+
+    if (data == NULL && count != 0)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "data is NULL");
+    CHECK(check_request(ctx, type, op));
+    if (finish)
+        CHECK(check_arg_length(ctx, op, count));
+    size_t element = type_info(type)->size, chunk = host_chunk_elements(ctx, element);
+    if (count > SIZE_MAX / element)
+        FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu elements of %zu bytes exceed the address space", count,
+             element);
+    CHECK(make_request(ctx, type, op, request));
+    *info = empty_run(request);
+    if (count <= chunk) {
+        /* One buffer, or none: the device finishes the result. */
+        if (count == 0)
+            CHECK(fold_and_wait(ctx, request, NULL, 0, 0, finish, out, info));
+        else
+            CHECK(fold_host_chunk(ctx, request, data, count, finish, out, info));
+    } else {
+        /* Chunks: their accumulator values, folded here as the kernels fold them. */
+        const struct accumulator *acc = &request->job.config.acc;
+        for (size_t done = 0; done < count; done += chunk) {
+            size_t n = count - done < chunk ? count - done : chunk;
+            /* The first chunk's value stands as it is: 0 + (-0) would lose a sign. */
+            CHECK(fold_host_chunk(ctx, request, (const char *)data + done * element, n, false,
+                                  done == 0 ? total : part, info));
+            if (done != 0) {
+                accumulator_move_index(acc, part, done);
+                accumulator_fold(acc, op, total, part);
+            }
+        }
+        if (finish)
+            accumulator_finish(acc, total, out);
+        else
+            memcpy(out, total, accumulator_size(acc));
+    }
+cleanup:
+    return status;
+}
+
 clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t count,
                                  clfold_type type, clfold_op op, void *result)
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct request request;
-    unsigned char total[ACCUMULATOR_MAX_BYTES], part[ACCUMULATOR_MAX_BYTES];
     clfold_run_info info;
 
     if (ctx == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     clear_error(ctx);
     ctx->has_last_run = false;
-    if ((data == NULL && count != 0) || result == NULL)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", result == NULL ? "result" : "data");
+    if (result == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "result is NULL");
+    CHECK(fold_host(ctx, data, count, type, op, true, &request, result, &info));
+    ctx->last_run = info;
+    ctx->has_last_run = count != 0;
+cleanup:
+    return status;
+}
+
+clfold_status clfold_reduce_host_partial(clfold_context *ctx, const void *data, size_t count,
+                                         clfold_type type, clfold_op op, clfold_partial *partial)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct request request;
+    clfold_run_info info;
+    unsigned char value[ACCUMULATOR_MAX_BYTES];
+
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
+    ctx->has_last_run = false;
+    if (partial == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "partial is NULL");
+    CHECK(fold_host(ctx, data, count, type, op, false, &request, value, &info));
+    partial_pack(&request.job.config.acc, type, op, value, partial);
+    ctx->last_run = info;
+    ctx->has_last_run = count != 0;
+cleanup:
+    return status;
+}
+
+clfold_status clfold_reduce_partial(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                    size_t count, clfold_type type, clfold_op op,
+                                    clfold_partial *partial)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct request request;
+    clfold_run_info info;
+    unsigned char value[ACCUMULATOR_MAX_BYTES];
+
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
+    ctx->has_last_run = false;
+    if (buffer == NULL || partial == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "partial");
+    /* An empty part is allowed, argmin's and argmax's too: its partial holds no element. */
     CHECK(check_request(ctx, type, op));
-    CHECK(check_arg_length(ctx, op, count));
-    size_t element = type_info(type)->size, chunk = host_chunk_elements(ctx, element);
-    if (count > SIZE_MAX / element)
-        FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu elements of %zu bytes exceed the address space", count,
-             element);
+    CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
     CHECK(make_request(ctx, type, op, &request));
     info = empty_run(&request);
-    if (count <= chunk) {
-        /* One buffer, or none: the device finishes the result. */
-        if (count == 0)
-            CHECK(fold_and_wait(ctx, &request, NULL, 0, 0, true, result, &info));
-        else
-            CHECK(fold_host_chunk(ctx, &request, data, count, true, result, &info));
-    } else {
-        /* Chunks: their accumulator values, folded here as the kernels fold them. */
-        const struct accumulator *acc = &request.job.config.acc;
-        for (size_t done = 0; done < count; done += chunk) {
-            size_t n = count - done < chunk ? count - done : chunk;
-            /* The first chunk's value stands as it is: 0 + (-0) would lose a sign. */
-            CHECK(fold_host_chunk(ctx, &request, (const char *)data + done * element, n, false,
-                                  done == 0 ? total : part, &info));
-            if (done != 0) {
-                accumulator_move_index(acc, part, done);
-                accumulator_fold(acc, op, total, part);
-            }
-        }
-        accumulator_finish(acc, total, result);
-    }
+    CHECK(fold_and_wait(ctx, &request, buffer, offset, count, false, value, &info));
+    partial_pack(&request.job.config.acc, type, op, value, partial);
     ctx->last_run = info;
     ctx->has_last_run = count != 0;
 cleanup:

@@ -1,0 +1,259 @@
+/*
+ * test_partial.c: partial results (clfold_partial). An array is cut into
+ * random parts (empty ones among them); each part is reduced to a partial,
+ * from host memory or from a range of a buffer, by one of two contexts (the
+ * device's own shape and the other auto shape), copied as plain bytes, and
+ * the partials merge in a random order and grouping. The merged partial's
+ * result must be:
+ *   - exact float sums: the whole array's bits, as clfold_reduce_host gives;
+ *   - integers, min, max, bitwise, argmin and argmax: the whole's result;
+ *   - other float sums and products: within the bound of a sequential sum
+ *     of the parts' values, (n + 1) u A (reference_close, sequential).
+ * Then the refusals: partials of different kinds, bytes that are no
+ * partial, an argmin of nothing finished, a rebase of a sum, NULLs.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define N 20011
+#define MAX_PARTS 9
+
+static clfold_context *contexts[2];
+
+/* A part: elements [first, first + count) of the array. */
+struct part {
+    size_t first, count;
+};
+
+/* Cuts n elements into `parts` consecutive parts at random places (some empty). */
+static void cut(size_t n, struct part *parts, size_t count, test_rng *rng)
+{
+    size_t cuts[MAX_PARTS + 1];
+    cuts[0] = 0;
+    cuts[count] = n;
+    for (size_t i = 1; i < count; i++)
+        cuts[i] = (size_t)rng_below(rng, n + 1);
+    for (size_t i = 1; i < count; i++) /* insertion sort: a handful */
+        for (size_t j = i; j > 1 && cuts[j - 1] > cuts[j]; j--) {
+            size_t t = cuts[j];
+            cuts[j] = cuts[j - 1];
+            cuts[j - 1] = t;
+        }
+    for (size_t i = 0; i < count; i++)
+        parts[i] = (struct part){cuts[i], cuts[i + 1] - cuts[i]};
+}
+
+/*
+ * Part i's partial: every third from a range of the buffer (on the first
+ * context, whose cl_context holds it), the others from host memory on
+ * either context; rebased for arg ops.
+ */
+static void reduce_part(const void *data, cl_mem buffer, size_t i, const struct part *part,
+                        clfold_type type, clfold_op op, clfold_partial *partial)
+{
+    bool from_buffer = i % 3 == 0;
+    clfold_context *ctx = contexts[from_buffer ? 0 : i % 2];
+    size_t size = clfold_type_size(type);
+    clfold_partial made;
+    if (from_buffer)
+        EXPECT_STATUS(ctx, clfold_reduce_partial(ctx, buffer, part->first, part->count, type, op,
+                                                 &made),
+                      CLFOLD_SUCCESS);
+    else
+        EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, (const char *)data + part->first * size,
+                                                      part->count, type, op, &made),
+                      CLFOLD_SUCCESS);
+    memcpy(partial, &made, sizeof made); /* plain bytes: a copy is as good */
+    if (op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX)
+        EXPECT_STATUS(ctx, clfold_partial_rebase(partial, part->first), CLFOLD_SUCCESS);
+}
+
+/* Merges partials[0..count) into partials[0] in a random grouping: random pairs until one is left. */
+static void merge_all(clfold_partial *partials, size_t count, test_rng *rng)
+{
+    while (count > 1) {
+        size_t a = (size_t)rng_below(rng, count), b = (size_t)rng_below(rng, count - 1);
+        b += b >= a;
+        EXPECT_STATUS(NULL, clfold_partial_merge(&partials[a], &partials[b]), CLFOLD_SUCCESS);
+        partials[b] = partials[--count];
+    }
+}
+
+static void fill_for(void *data, size_t n, clfold_type type, clfold_op op, test_rng *rng)
+{
+    if (!type_is_float(type))
+        fill_integers(data, n, type, op, rng);
+    else if (op == CLFOLD_PROD)
+        fill_product(data, n, type, rng);
+    else
+        fill_unit(data, n, type, rng);
+}
+
+static void check_case(clfold_type type, clfold_op op, clfold_accuracy accuracy, test_rng *rng)
+{
+    static unsigned char data[N * 8];
+    clfold_partial partials[MAX_PARTS];
+    struct part parts[MAX_PARTS];
+    reference_value whole, merged, exact;
+    long double sum_abs = 0;
+    size_t count = 1 + (size_t)rng_below(rng, MAX_PARTS);
+    cl_int err;
+
+    fill_for(data, N, type, op, rng);
+    for (int c = 0; c < 2; c++)
+        EXPECT_STATUS(contexts[c], clfold_set_accuracy(contexts[c], accuracy), CLFOLD_SUCCESS);
+    cl_mem buffer = clCreateBuffer(clfold_cl_context(contexts[0]),
+                                   CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   N * clfold_type_size(type), data, &err);
+    EXPECT(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+    cut(N, parts, count, rng);
+    for (size_t i = 0; i < count; i++)
+        reduce_part(data, buffer, i, &parts[i], type, op, &partials[i]);
+    merge_all(partials, count, rng);
+    memset(&merged, 0, sizeof merged);
+    memset(&whole, 0, sizeof whole);
+    EXPECT_STATUS(NULL, clfold_partial_finish(&partials[0], &merged), CLFOLD_SUCCESS);
+    EXPECT_STATUS(contexts[0], clfold_reduce_host(contexts[0], data, N, type, op, &whole),
+                  CLFOLD_SUCCESS);
+    reference_reduce(data, N, type, op, &exact, &sum_abs);
+    clfold_type result;
+    clfold_result_type(type, op, &result);
+    bool loose = type_is_float(type) && (op == CLFOLD_SUM || op == CLFOLD_PROD) &&
+                 accuracy != CLFOLD_ACCURACY_EXACT;
+    if (loose)
+        EXPECT(reference_close(&merged, &exact, result, op, accuracy, N, sum_abs, true),
+               "%s %s %s in %zu parts: %.17Lg, exact %.17Lg", clfold_type_name(type),
+               clfold_op_name(op), clfold_accuracy_name(accuracy), count,
+               result_value(&merged, result), result_value(&exact, result));
+    else
+        EXPECT(reference_equal(&merged, &whole, result),
+               "%s %s %s in %zu parts: %.17Lg, whole array %.17Lg", clfold_type_name(type),
+               clfold_op_name(op), clfold_accuracy_name(accuracy), count,
+               result_value(&merged, result), result_value(&whole, result));
+    clReleaseMemObject(buffer);
+}
+
+static void run_merges(void)
+{
+    static const clfold_type types[] = {CLFOLD_INT8, CLFOLD_UINT16, CLFOLD_INT32, CLFOLD_UINT64,
+                                        CLFOLD_HALF, CLFOLD_FLOAT, CLFOLD_DOUBLE};
+    static const clfold_op ops[] = {CLFOLD_SUM, CLFOLD_PROD, CLFOLD_MIN, CLFOLD_MAX, CLFOLD_AND,
+                                    CLFOLD_OR, CLFOLD_XOR, CLFOLD_ARGMIN, CLFOLD_ARGMAX};
+    test_rng rng = {UINT64_C(0x7061727469616c)};
+    bool fp64 = test_device_has_fp64(clfold_device(contexts[0]));
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        if (types[t] == CLFOLD_DOUBLE && !fp64)
+            continue;
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            clfold_type result;
+            if (clfold_result_type(types[t], ops[o], &result) != CLFOLD_SUCCESS)
+                continue;
+            for (int round = 0; round < 3; round++)
+                check_case(types[t], ops[o], CLFOLD_ACCURACY_DEFAULT, &rng);
+        }
+        if (!type_is_float(types[t]))
+            continue;
+        /* Exact sums: the whole's bits from any parts; compensated and fp64 within bounds. */
+        for (int round = 0; round < 4; round++)
+            check_case(types[t], CLFOLD_SUM, CLFOLD_ACCURACY_EXACT, &rng);
+        check_case(types[t], CLFOLD_SUM, CLFOLD_ACCURACY_COMPENSATED, &rng);
+        if (fp64)
+            check_case(types[t], CLFOLD_SUM, CLFOLD_ACCURACY_FP64, &rng);
+    }
+}
+
+static void run_refusals(void)
+{
+    clfold_context *ctx = contexts[0];
+    float x[4] = {1, 2, 3, 4};
+    clfold_partial sum, exact, max, argmax, empty_arg, junk;
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_DEFAULT), CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, x, 4, CLFOLD_FLOAT, CLFOLD_SUM, &sum),
+                  CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, x, 4, CLFOLD_FLOAT, CLFOLD_MAX, &max),
+                  CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, x, 4, CLFOLD_FLOAT, CLFOLD_ARGMAX, &argmax),
+                  CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, x, 0, CLFOLD_FLOAT, CLFOLD_ARGMAX,
+                                                  &empty_arg),
+                  CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, x, 4, CLFOLD_FLOAT, CLFOLD_SUM, &exact),
+                  CLFOLD_SUCCESS);
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_DEFAULT), CLFOLD_SUCCESS);
+
+    /* Different operators, or accuracies, do not merge; `into` is left alone. */
+    clfold_partial before = sum;
+    EXPECT_STATUS(NULL, clfold_partial_merge(&sum, &max), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(NULL, clfold_partial_merge(&sum, &exact), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(memcmp(&before, &sum, sizeof sum) == 0, "a refused merge changed its partial");
+    /* A partial merged with itself doubles a sum. */
+    float got = 0;
+    EXPECT_STATUS(NULL, clfold_partial_merge(&sum, &sum), CLFOLD_SUCCESS);
+    EXPECT_STATUS(NULL, clfold_partial_finish(&sum, &got), CLFOLD_SUCCESS);
+    EXPECT(got == 20.0f, "sum merged with itself: %g", got);
+    /* Bytes that are no partial: a wrong magic, version, type, size or accumulator. */
+    const size_t spoil[] = {0, 4, 6, 7, 10, 11, 12};
+    for (size_t i = 0; i < sizeof spoil / sizeof spoil[0]; i++) {
+        junk = max;
+        junk.bytes[spoil[i]] ^= 0x40;
+        EXPECT(clfold_partial_finish(&junk, &got) == CLFOLD_ERROR_INVALID_ARGUMENT &&
+                   clfold_partial_merge(&junk, &max) == CLFOLD_ERROR_INVALID_ARGUMENT,
+               "a partial with byte %zu spoiled is taken", spoil[i]);
+    }
+    memset(&junk, 0, sizeof junk);
+    EXPECT(clfold_partial_finish(&junk, &got) == CLFOLD_ERROR_INVALID_ARGUMENT,
+           "zero bytes are taken for a partial");
+    /* Arg-reductions: rebase moves the index; no element has no index; sums do not rebase. */
+    int64_t index = -5;
+    EXPECT_STATUS(NULL, clfold_partial_rebase(&argmax, 1000), CLFOLD_SUCCESS);
+    EXPECT_STATUS(NULL, clfold_partial_finish(&argmax, &index), CLFOLD_SUCCESS);
+    EXPECT(index == 1003, "argmax rebased by 1000: %lld", (long long)index);
+    EXPECT_STATUS(NULL, clfold_partial_finish(&empty_arg, &index), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(NULL, clfold_partial_rebase(&empty_arg, 7), CLFOLD_SUCCESS);
+    EXPECT_STATUS(NULL, clfold_partial_merge(&empty_arg, &argmax), CLFOLD_SUCCESS);
+    EXPECT_STATUS(NULL, clfold_partial_finish(&empty_arg, &index), CLFOLD_SUCCESS);
+    EXPECT(index == 1003, "no element merged with argmax at 1003: %lld", (long long)index);
+    EXPECT_STATUS(NULL, clfold_partial_rebase(&max, 1), CLFOLD_ERROR_INVALID_ARGUMENT);
+    /* NULLs, and the reductions' own checks. */
+    EXPECT_STATUS(NULL, clfold_partial_merge(NULL, &max), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(NULL, clfold_partial_merge(&max, NULL), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(NULL, clfold_partial_finish(&max, NULL), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(NULL, clfold_partial_rebase(NULL, 1), CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, x, 4, CLFOLD_FLOAT, CLFOLD_SUM, NULL),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, NULL, 4, CLFOLD_FLOAT, CLFOLD_SUM, &sum),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_host_partial(ctx, x, 4, CLFOLD_FLOAT, CLFOLD_XOR, &sum),
+                  CLFOLD_ERROR_OP_NOT_FOR_TYPE);
+    EXPECT_STATUS(ctx, clfold_reduce_partial(ctx, NULL, 0, 4, CLFOLD_FLOAT, CLFOLD_SUM, &sum),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(clfold_reduce_host_partial(NULL, x, 4, CLFOLD_FLOAT, CLFOLD_SUM, &sum) ==
+               CLFOLD_ERROR_INVALID_ARGUMENT,
+           "a NULL context");
+    cl_int err;
+    cl_mem small = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY, 16, NULL, &err);
+    EXPECT_STATUS(ctx, clfold_reduce_partial(ctx, small, 2, 3, CLFOLD_FLOAT, CLFOLD_SUM, &sum),
+                  CLFOLD_ERROR_OUT_OF_BOUNDS);
+    clReleaseMemObject(small);
+}
+
+int main(void)
+{
+    contexts[0] = test_context();
+    /* The other auto shape, so that partials made by different kernels merge. */
+    const char *shape = getenv("CLFOLD_AUTO_SHAPE");
+    setenv("CLFOLD_AUTO_SHAPE", shape != NULL && strcmp(shape, "cpu") == 0 ? "gpu" : "cpu", 1);
+    contexts[1] = test_context();
+    if (contexts[0] == NULL || contexts[1] == NULL)
+        return 1;
+    run_merges();
+    run_refusals();
+    clfold_destroy(contexts[0]);
+    clfold_destroy(contexts[1]);
+    return test_finish("test_partial");
+}
