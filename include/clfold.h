@@ -448,6 +448,21 @@ CLFOLD_API clfold_status clfold_reduce_host_partial(clfold_context *ctx, const v
                                                     size_t count, clfold_type type, clfold_op op,
                                                     clfold_partial *partial);
 
+/*
+ * The same partial, non-blocking, with clfold_reduce_buffer_async's rules for
+ * the wait list, the event and the result buffer: the partial's
+ * CLFOLD_PARTIAL_BYTES go to bytes result_offset .. of `result`, where
+ * result_offset is a multiple of 16.
+ */
+CLFOLD_API clfold_status clfold_reduce_partial_async(clfold_context *ctx, cl_mem buffer,
+                                                     size_t offset, size_t count,
+                                                     clfold_type type, clfold_op op,
+                                                     cl_mem result,
+                                                     size_t result_offset /* bytes */,
+                                                     cl_uint num_events_in_wait_list,
+                                                     const cl_event *event_wait_list,
+                                                     cl_event *event /* may be NULL */);
+
 /* into = into (op) part. */
 CLFOLD_API clfold_status clfold_partial_merge(clfold_partial *into, const clfold_partial *part);
 

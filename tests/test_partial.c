@@ -10,7 +10,8 @@
  *   - other float sums and products: within the bound of a sequential sum
  *     of the parts' values, (n + 1) u A (reference_close, sequential).
  * Then the refusals: partials of different kinds, bytes that are no
- * partial, an argmin of nothing finished, a rebase of a sum, NULLs.
+ * partial, an argmin of nothing finished, a rebase of a sum, NULLs; and the
+ * non-blocking form's bytes against the blocking one's.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
@@ -242,6 +243,79 @@ static void run_refusals(void)
     clReleaseMemObject(small);
 }
 
+/*
+ * The non-blocking partial: behind a user event, into a buffer at byte 32,
+ * the same bytes as the blocking one's, no byte around them touched; a
+ * misaligned offset or a result range out of bounds refused, event NULL.
+ */
+static void run_async(void)
+{
+    clfold_context *ctx = contexts[0];
+    cl_context cl = clfold_cl_context(ctx);
+    static const clfold_op ops[] = {CLFOLD_SUM, CLFOLD_ARGMAX};
+    static const clfold_accuracy accuracies[] = {CLFOLD_ACCURACY_EXACT, CLFOLD_ACCURACY_DEFAULT};
+    int32_t data[3001];
+    unsigned char bytes[CLFOLD_PARTIAL_BYTES + 64];
+    cl_int err;
+    for (int i = 0; i < 3001; i++)
+        data[i] = (i * 7919) % 2003 - 1000;
+    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
+    cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof bytes, NULL, &err);
+    for (size_t k = 0; k < 2; k++) {
+        clfold_type type = k == 0 ? CLFOLD_FLOAT : CLFOLD_INT32;
+        float floats[3001];
+        for (int i = 0; i < 3001; i++)
+            floats[i] = (float)data[i] / 7.0f;
+        cl_mem source = in;
+        if (type == CLFOLD_FLOAT)
+            source = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof floats,
+                                    floats, &err);
+        EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, accuracies[k]), CLFOLD_SUCCESS);
+        clfold_partial blocking;
+        EXPECT_STATUS(ctx, clfold_reduce_partial(ctx, source, 1, 3000, type, ops[k], &blocking),
+                      CLFOLD_SUCCESS);
+        memset(bytes, 0xa5, sizeof bytes);
+        clEnqueueWriteBuffer(clfold_queue(ctx), out, CL_TRUE, 0, sizeof bytes, bytes, 0, NULL, NULL);
+        cl_event gate = clCreateUserEvent(cl, &err), done = NULL;
+        EXPECT_STATUS(ctx, clfold_reduce_partial_async(ctx, source, 1, 3000, type, ops[k], out, 32,
+                                                       1, &gate, &done),
+                      CLFOLD_SUCCESS);
+        clSetUserEventStatus(gate, CL_COMPLETE);
+        EXPECT(done != NULL && clWaitForEvents(1, &done) == CL_SUCCESS, "the partial's event");
+        clEnqueueReadBuffer(clfold_queue(ctx), out, CL_TRUE, 0, sizeof bytes, bytes, 0, NULL, NULL);
+        EXPECT(memcmp(bytes + 32, blocking.bytes, CLFOLD_PARTIAL_BYTES) == 0,
+               "%s %s: the non-blocking partial's bytes differ from the blocking one's",
+               clfold_type_name(type), clfold_op_name(ops[k]));
+        bool around = true;
+        for (size_t i = 0; i < sizeof bytes; i++)
+            if ((i < 32 || i >= 32 + CLFOLD_PARTIAL_BYTES) && bytes[i] != 0xa5)
+                around = false;
+        EXPECT(around, "a byte around the non-blocking partial changed");
+        if (done != NULL)
+            clReleaseEvent(done);
+        clReleaseEvent(gate);
+        if (source != in)
+            clReleaseMemObject(source);
+    }
+    EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_DEFAULT), CLFOLD_SUCCESS);
+    cl_event event = (cl_event)&err; /* must come back NULL */
+    EXPECT_STATUS(ctx, clfold_reduce_partial_async(ctx, in, 0, 10, CLFOLD_INT32, CLFOLD_SUM, out,
+                                                   8, 0, NULL, &event),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(event == NULL, "a refused partial's event is not NULL");
+    EXPECT_STATUS(ctx, clfold_reduce_partial_async(ctx, in, 0, 10, CLFOLD_INT32, CLFOLD_SUM, out,
+                                                   sizeof bytes - CLFOLD_PARTIAL_BYTES + 16, 0,
+                                                   NULL, NULL),
+                  CLFOLD_ERROR_OUT_OF_BOUNDS);
+    EXPECT_STATUS(ctx, clfold_reduce_partial_async(ctx, in, 0, 10, CLFOLD_INT32, CLFOLD_SUM, out,
+                                                   sizeof bytes - CLFOLD_PARTIAL_BYTES, 0, NULL,
+                                                   NULL),
+                  CLFOLD_SUCCESS);
+    clFinish(clfold_queue(ctx));
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+}
+
 int main(void)
 {
     contexts[0] = test_context();
@@ -253,6 +327,7 @@ int main(void)
         return 1;
     run_merges();
     run_refusals();
+    run_async();
     clfold_destroy(contexts[0]);
     clfold_destroy(contexts[1]);
     return test_finish("test_partial");

@@ -22,8 +22,8 @@
 
 #include "internal.h"
 
-#define HEADER_BYTES 16
-#define VALUE_AT HEADER_BYTES
+#define HEADER_BYTES PARTIAL_VALUE_AT
+#define VALUE_AT PARTIAL_VALUE_AT
 
 enum { COMPENSATED = 1, EXACT = 2, SCALED = 4, ARG = 8 };
 

@@ -13,4 +13,7 @@
 void partial_pack(const struct accumulator *acc, clfold_type type, clfold_op op,
                   const void *value, clfold_partial *partial);
 
+/* Where a partial's accumulator value starts: after its header. */
+#define PARTIAL_VALUE_AT 16
+
 #endif /* CLFOLD_PARTIAL_H */

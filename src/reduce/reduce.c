@@ -423,3 +423,84 @@ clfold_status clfold_reduce_partial(clfold_context *ctx, cl_mem buffer, size_t o
 cleanup:
     return status;
 }
+
+/*
+ * The partial's bytes on the device: zeros, then its header (both fills copy
+ * their pattern as they are enqueued), then the reduction's accumulator
+ * value after the header, all in the queue's order after the wait list.
+ */
+static clfold_status enqueue_partial_frame(clfold_context *ctx, const struct request *request,
+                                           cl_mem result, size_t result_offset,
+                                           struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    const unsigned char zeros[PARTIAL_VALUE_AT] = {0};
+    unsigned char value[ACCUMULATOR_MAX_BYTES] = {0};
+    clfold_partial framed;
+    const cl_event *wait_list;
+    cl_uint waits;
+    partial_pack(&request->job.config.acc, request->type, request->op, value, &framed);
+    take_waits(log, &waits, &wait_list);
+    CHECK_CL(clEnqueueFillBuffer(ctx->queue, result, zeros, sizeof zeros, result_offset,
+                                 CLFOLD_PARTIAL_BYTES, waits, wait_list, NULL),
+             "clEnqueueFillBuffer (partial)");
+    CHECK_CL(clEnqueueFillBuffer(ctx->queue, result, framed.bytes, PARTIAL_VALUE_AT,
+                                 result_offset, PARTIAL_VALUE_AT, 0, NULL, NULL),
+             "clEnqueueFillBuffer (partial header)");
+cleanup:
+    return status;
+}
+
+clfold_status clfold_reduce_partial_async(clfold_context *ctx, cl_mem buffer, size_t offset,
+                                          size_t count, clfold_type type, clfold_op op,
+                                          cl_mem result, size_t result_offset,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct request request;
+    struct pass_log log = {.waits = num_events_in_wait_list, .wait_list = event_wait_list,
+                           .keep_last = true};
+    struct fold fold = {buffer, offset, count, result, result_offset + PARTIAL_VALUE_AT, false,
+                        NULL};
+
+    if (ctx == NULL) {
+        if (event != NULL)
+            *event = NULL;
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    }
+    clear_error(ctx);
+    ctx->has_last_run = false;
+    if (buffer == NULL || result == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "result");
+    if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the wait list has %u events but is %s",
+             num_events_in_wait_list, event_wait_list == NULL ? "NULL" : "not NULL");
+    if (result_offset % 16 != 0)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT,
+             "a partial goes to a byte offset that is a multiple of 16, not %zu", result_offset);
+    /* An empty part is allowed, argmin's and argmax's too: its partial holds no element. */
+    CHECK(check_request(ctx, type, op));
+    CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
+    CHECK(make_request(ctx, type, op, &request));
+    CHECK(check_result(ctx, result, result_offset, CLFOLD_PARTIAL_BYTES));
+    CHECK(scratch_acquire(ctx, &fold.scratch));
+    CHECK(enqueue_partial_frame(ctx, &request, result, result_offset, &log));
+    CHECK(enqueue_fold(ctx, &request, &fold, &log));
+    /* The last launch's event: the scratch keeps it, and the caller gets a reference. */
+    cl_event done = log.events[--log.count];
+    scratch_hold(fold.scratch, done);
+    if (event != NULL)
+        CHECK_CL(clRetainEvent(done), "clRetainEvent");
+    ctx->last_run = empty_run(&request);
+    add_run(&ctx->last_run, ctx, &log);
+    ctx->has_last_run = count != 0;
+cleanup:
+    if (status != CLFOLD_SUCCESS && fold.scratch != NULL && fold.scratch->done == NULL)
+        scratch_abandon(ctx, fold.scratch);
+    pass_log_release(&log);
+    /* Written last: `event` may point into the wait list, which the enqueue read. */
+    if (event != NULL)
+        *event = status == CLFOLD_SUCCESS ? fold.scratch->done : NULL;
+    return status;
+}
