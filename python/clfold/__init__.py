@@ -7,12 +7,13 @@
 
 See docs/python.md in clfold's source tree.
 """
-from ._context import (ACCURACIES, KERNELS, OPS, SCAN_KERNELS, Context, Device, Error,
-                       default_context, devices, reduce, scan)
+from ._context import (ACCURACIES, KERNELS, OPS, SCAN_KERNELS, Context, Device, Error, Partial,
+                       default_context, devices, reduce, reduce_partial, scan)
 from ._lib import version as _library_version
 
 __version__ = "0.1.0"
 library_version = _library_version()
 
-__all__ = ["Context", "Device", "Error", "devices", "reduce", "scan", "default_context", "OPS",
+__all__ = ["Context", "Device", "Error", "Partial", "devices", "reduce", "reduce_partial", "scan",
+           "default_context", "OPS",
            "ACCURACIES", "KERNELS", "SCAN_KERNELS", "library_version", "__version__"]

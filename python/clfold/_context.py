@@ -250,6 +250,36 @@ class Context:
             _check(code, self._handle)
         return out
 
+    def reduce_partial(self, x, op="sum", *, accuracy="default", kernel="auto", block=None):
+        """As clfold.reduce_partial(x, ...) on this context."""
+        op_value = _choice("op", op, OPS + ("argmin", "argmax"))
+        accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
+        kernel_value = _choice("kernel", kernel, KERNELS)
+        _check_block(block)
+        on_device = _is_pyopencl_array(x)
+        if not on_device:
+            x = np.ascontiguousarray(np.asarray(x))
+            x = x.astype(x.dtype.newbyteorder("="), copy=False)
+        type_value = _lib.from_name("type", _clfold_type(x.dtype))
+        partial = Partial()
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("this clfold context is closed")
+            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
+            if on_device:
+                _check_cl_array(x, self._queue_ptr)
+            if on_device and x.size > 0:
+                code = _lib.lib.clfold_reduce_partial(
+                    self._handle, ctypes.c_void_p(x.base_data.int_ptr), x.offset // x.dtype.itemsize,
+                    x.size, type_value, op_value, partial._buffer)
+            else:
+                data = None if on_device else x.ctypes.data
+                code = _lib.lib.clfold_reduce_host_partial(self._handle, data, 0 if on_device else x.size,
+                                                           type_value, op_value, partial._buffer)
+            _check(code, self._handle)
+        return partial
+
     @staticmethod
     def _result_dtype(type_value, op_value, op, dtype):
         result_type = _lib.enum_t()
@@ -355,3 +385,61 @@ def scan(x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", blo
     elif context is None:
         context = default_context()
     return context.scan(x, op, exclusive=exclusive, accuracy=accuracy, kernel=kernel, block=block)
+
+
+class Partial:
+    """A reduction of one part of an array, to merge with the other parts' (docs/partials.md).
+
+    Partial(data) rebuilds one from the bytes(partial) of another, made anywhere (another
+    process, machine or device). p.merge(q) folds q into p; p.rebase(first) moves an argmin's
+    or argmax's index to count from the whole array (first: where the part starts in it);
+    p.result() is the whole's result as a NumPy scalar.
+    """
+
+    def __init__(self, data=None):
+        self._buffer = ctypes.create_string_buffer(_lib.PARTIAL_BYTES)
+        if data is not None:
+            data = bytes(data)
+            if len(data) != _lib.PARTIAL_BYTES:
+                raise ValueError(f"a clfold partial is {_lib.PARTIAL_BYTES} bytes, not {len(data)}")
+            ctypes.memmove(self._buffer, data, len(data))
+
+    def __bytes__(self):
+        return self._buffer.raw
+
+    def merge(self, other):
+        """Folds `other` into this partial and returns this one."""
+        if not isinstance(other, Partial):
+            raise TypeError(f"merge takes a clfold.Partial, not {type(other).__name__}")
+        _check(_lib.lib.clfold_partial_merge(self._buffer, other._buffer), None)
+        return self
+
+    def rebase(self, first):
+        """An argmin's or argmax's partial of a part that starts at element `first` of the whole."""
+        _check(_lib.lib.clfold_partial_rebase(self._buffer, int(first)), None)
+        return self
+
+    def result(self):
+        """The result the partial stands for, in clfold's result type."""
+        raw = self._buffer.raw
+        result_type = _lib.enum_t()
+        _check(_lib.lib.clfold_result_type(raw[6], raw[7], ctypes.byref(result_type)), None)
+        value = np.zeros((), dtype=_DTYPES[_lib.lib.clfold_type_name(result_type.value).decode()])
+        _check(_lib.lib.clfold_partial_finish(self._buffer, value.ctypes.data), None)
+        return value[()]
+
+
+def reduce_partial(x, op="sum", *, accuracy="default", kernel="auto", block=None, context=None):
+    """The reduction of `x` (one part of a larger array) as a clfold.Partial, to merge with the
+    other parts' and finish: clfold.reduce_partial(a).merge(clfold.reduce_partial(b)).result().
+    An empty part is the operator's identity (for argmin and argmax, no element yet). Arguments
+    as reduce()'s; every element of `x` is reduced.
+    """
+    if context is None and _is_pyopencl_array(x):
+        if x.queue is None:
+            raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
+                             "or pass context=clfold.Context.from_queue(q)")
+        context = _queue_context(x.queue)
+    elif context is None:
+        context = default_context()
+    return context.reduce_partial(x, op, accuracy=accuracy, kernel=kernel, block=block)

@@ -45,6 +45,14 @@ _declare("clfold_scan_host", status_t, context_p, ctypes.c_void_p, ctypes.c_size
          enum_t, ctypes.c_void_p)
 _declare("clfold_scan_buffer", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
          ctypes.c_size_t, enum_t, enum_t, enum_t, ctypes.c_void_p, ctypes.c_size_t)
+PARTIAL_BYTES = 320  # CLFOLD_PARTIAL_BYTES
+_declare("clfold_reduce_host_partial", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
+         enum_t, enum_t, ctypes.c_void_p)
+_declare("clfold_reduce_partial", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
+         ctypes.c_size_t, enum_t, enum_t, ctypes.c_void_p)
+_declare("clfold_partial_merge", status_t, ctypes.c_void_p, ctypes.c_void_p)
+_declare("clfold_partial_finish", status_t, ctypes.c_void_p, ctypes.c_void_p)
+_declare("clfold_partial_rebase", status_t, ctypes.c_void_p, ctypes.c_uint64)
 _declare("clfold_result_type", status_t, enum_t, enum_t, ctypes.POINTER(enum_t))
 _declare("clfold_type_name", ctypes.c_char_p, enum_t)
 _declare("clfold_status_string", ctypes.c_char_p, status_t)

@@ -379,3 +379,44 @@ def test_pyopencl_arrays_scan_on_their_queue(queue):
     assert clfold.scan(a[:0]).size == 0
     with pytest.raises(ValueError, match="contiguous"):
         clfold.scan(a[::2])
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint32, np.float32, np.float64])
+@pytest.mark.parametrize("op", ["sum", "max", "argmin", "argmax"])
+def test_partials_merge_into_the_whole(dtype, op):
+    x = data(dtype, 30011)
+    cuts = [0, 0, 7, 12000, 12000, 30011]                           # empty parts among them
+    accuracy = "exact" if op == "sum" and np.issubdtype(dtype, np.floating) else "default"
+    parts = [clfold.reduce_partial(x[a:b], op, accuracy=accuracy) for a, b in zip(cuts, cuts[1:])]
+    if op.startswith("arg"):
+        parts = [p.rebase(a) for p, a in zip(parts, cuts)]
+    parts = [clfold.Partial(bytes(p)) for p in parts]                # plain bytes travel
+    total = parts[3].merge(parts[0]).merge(parts[4].merge(parts[1])).merge(parts[2])
+    whole = clfold.reduce(x, op, accuracy=accuracy) if not op.startswith("arg") else \
+        getattr(np, op)(x)
+    got = total.result()
+    assert got == whole and (op.startswith("arg") or got.dtype == np.asarray(whole).dtype)
+
+
+def test_partial_refusals():
+    s = clfold.reduce_partial(np.arange(4, dtype=np.float32))
+    m = clfold.reduce_partial(np.arange(4, dtype=np.float32), "max")
+    with pytest.raises(clfold.Error, match="INVALID_ARGUMENT"):
+        s.merge(m)
+    with pytest.raises(clfold.Error, match="INVALID_ARGUMENT"):
+        s.rebase(3)
+    with pytest.raises(clfold.Error, match="INVALID_ARGUMENT"):
+        clfold.reduce_partial(np.zeros(0, np.int8), "argmax").result()
+    with pytest.raises(ValueError, match="320 bytes"):
+        clfold.Partial(b"abc")
+    with pytest.raises(TypeError):
+        s.merge(bytes(m))
+
+
+def test_partials_of_pyopencl_arrays(queue):
+    x = data(np.float64, 50001)
+    a = cl_array.to_device(queue, x)
+    total = clfold.reduce_partial(a[:20000], accuracy="exact")
+    total.merge(clfold.reduce_partial(x[20000:], accuracy="exact"))  # one part on the host
+    total.merge(clfold.reduce_partial(a[:0], accuracy="exact"))
+    assert total.result() == math.fsum(x)
