@@ -463,6 +463,26 @@ CLFOLD_API clfold_status clfold_reduce_partial_async(clfold_context *ctx, cl_mem
                                                      const cl_event *event_wait_list,
                                                      cl_event *event /* may be NULL */);
 
+/*
+ * One reduction of a host array on several contexts at once (devices of one
+ * host, or several contexts of one device): the array is cut into one part
+ * a context, in proportion to the read bandwidth each context's device
+ * showed (measured once per context, at its first such call, by reducing
+ * 32 MiB of its own), each part is reduced to partials without waiting, on
+ * every device at the same time, and the partials merge into `result`, a
+ * value of clfold_result_type(). Every context must have the same accuracy
+ * (CLFOLD_ERROR_INVALID_ARGUMENT otherwise); each keeps its own kernel.
+ * Exact sums give the bits of a single context's reduction, integers and
+ * arg-reductions its result, other float reductions a result within the
+ * bound of a host array's chunks. A failure is reported on contexts[0]
+ * (clfold_last_error), naming the context that failed. Blocking; each
+ * context must be free of other threads for the call.
+ */
+CLFOLD_API clfold_status clfold_reduce_host_multi(clfold_context *const *contexts,
+                                                  size_t num_contexts, const void *data,
+                                                  size_t count, clfold_type type, clfold_op op,
+                                                  void *result);
+
 /* into = into (op) part. */
 CLFOLD_API clfold_status clfold_partial_merge(clfold_partial *into, const clfold_partial *part);
 

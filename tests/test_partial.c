@@ -11,7 +11,8 @@
  *     of the parts' values, (n + 1) u A (reference_close, sequential).
  * Then the refusals: partials of different kinds, bytes that are no
  * partial, an argmin of nothing finished, a rebase of a sum, NULLs; and the
- * non-blocking form's bytes against the blocking one's.
+ * non-blocking form's bytes against the blocking one's; and one reduction
+ * on several contexts at once (clfold_reduce_host_multi).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
@@ -316,6 +317,107 @@ static void run_async(void)
     clReleaseMemObject(out);
 }
 
+/*
+ * clfold_reduce_host_multi on three contexts of the default device (both
+ * auto shapes, one of them in chunks of 40000 bytes): the single context's
+ * bits for exact sums, integers, min and arg-reductions; refusals.
+ */
+static void run_multi(void)
+{
+    static float floats[1000003];
+    static int32_t ints[1000003];
+    setenv("CLFOLD_MAX_CHUNK_BYTES", "40000", 1);
+    clfold_context *chunked = test_context();
+    unsetenv("CLFOLD_MAX_CHUNK_BYTES");
+    EXPECT(chunked != NULL, "no context in chunks of 40000 bytes");
+    if (chunked == NULL)
+        return;
+    clfold_context *three[3] = {contexts[0], contexts[1], chunked};
+    test_rng rng = {UINT64_C(0x6d756c7469)};
+    fill_unit(floats, 1000003, CLFOLD_FLOAT, &rng);
+    fill_integers(ints, 1000003, CLFOLD_INT32, CLFOLD_SUM, &rng);
+    floats[999999] = 7.0f; /* argmax near the end, in the last context's part */
+    static const struct {
+        clfold_type type;
+        clfold_op op;
+        clfold_accuracy accuracy;
+    } cases[] = {
+        {CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_EXACT},
+        {CLFOLD_FLOAT, CLFOLD_ARGMAX, CLFOLD_ACCURACY_DEFAULT},
+        {CLFOLD_FLOAT, CLFOLD_MIN, CLFOLD_ACCURACY_DEFAULT},
+        {CLFOLD_INT32, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT},
+        {CLFOLD_INT32, CLFOLD_XOR, CLFOLD_ACCURACY_DEFAULT},
+        {CLFOLD_INT32, CLFOLD_ARGMIN, CLFOLD_ACCURACY_DEFAULT},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const void *data = cases[c].type == CLFOLD_FLOAT ? (const void *)floats : (const void *)ints;
+        for (size_t i = 0; i < 3; i++)
+            EXPECT_STATUS(three[i], clfold_set_accuracy(three[i], cases[c].accuracy),
+                          CLFOLD_SUCCESS);
+        for (size_t n = 1; n <= 3; n++) {
+            reference_value got, want;
+            memset(&got, 0, sizeof got);
+            memset(&want, 0, sizeof want);
+            EXPECT_STATUS(three[0], clfold_reduce_host_multi(three, n, data, 1000003,
+                                                             cases[c].type, cases[c].op, &got),
+                          CLFOLD_SUCCESS);
+            EXPECT_STATUS(three[0], clfold_reduce_host(three[0], data, 1000003, cases[c].type,
+                                                       cases[c].op, &want),
+                          CLFOLD_SUCCESS);
+            clfold_type result;
+            clfold_result_type(cases[c].type, cases[c].op, &result);
+            EXPECT(reference_equal(&got, &want, result),
+                   "%s %s on %zu contexts: %.17Lg, one context %.17Lg",
+                   clfold_type_name(cases[c].type), clfold_op_name(cases[c].op), n,
+                   result_value(&got, result), result_value(&want, result));
+        }
+    }
+    /* A default float sum across contexts stays within the bound. */
+    reference_value got, exact;
+    long double sum_abs = 0;
+    for (size_t i = 0; i < 3; i++)
+        EXPECT_STATUS(three[i], clfold_set_accuracy(three[i], CLFOLD_ACCURACY_DEFAULT),
+                      CLFOLD_SUCCESS);
+    EXPECT_STATUS(three[0], clfold_reduce_host_multi(three, 3, floats, 1000003, CLFOLD_FLOAT,
+                                                     CLFOLD_SUM, &got),
+                  CLFOLD_SUCCESS);
+    reference_reduce(floats, 1000003, CLFOLD_FLOAT, CLFOLD_SUM, &exact, &sum_abs);
+    EXPECT(reference_close(&got, &exact, CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT,
+                           1000003, sum_abs, true),
+           "default float sum on 3 contexts: %.9g, exact %.9Lg", got.f32,
+           result_value(&exact, CLFOLD_FLOAT));
+    /* Refusals: accuracies that differ, a context twice, NULLs, nothing, an argmax of nothing. */
+    EXPECT_STATUS(three[2], clfold_set_accuracy(three[2], CLFOLD_ACCURACY_EXACT), CLFOLD_SUCCESS);
+    EXPECT_STATUS(three[0], clfold_reduce_host_multi(three, 3, floats, 10, CLFOLD_FLOAT,
+                                                     CLFOLD_SUM, &got),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(strstr(clfold_last_error(three[0]), "accuracy") != NULL, "message: \"%s\"",
+           clfold_last_error(three[0]));
+    clfold_context *twice[2] = {contexts[0], contexts[0]};
+    EXPECT_STATUS(contexts[0], clfold_reduce_host_multi(twice, 2, floats, 10, CLFOLD_FLOAT,
+                                                        CLFOLD_SUM, &got),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    clfold_context *with_null[2] = {contexts[0], NULL};
+    EXPECT_STATUS(contexts[0], clfold_reduce_host_multi(with_null, 2, floats, 10, CLFOLD_FLOAT,
+                                                        CLFOLD_SUM, &got),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(clfold_reduce_host_multi(three, 0, floats, 10, CLFOLD_FLOAT, CLFOLD_SUM, &got) ==
+               CLFOLD_ERROR_INVALID_ARGUMENT,
+           "no contexts");
+    EXPECT_STATUS(contexts[0], clfold_reduce_host_multi(three, 2, NULL, 10, CLFOLD_FLOAT,
+                                                        CLFOLD_SUM, &got),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(contexts[0], clfold_reduce_host_multi(three, 2, floats, 0, CLFOLD_FLOAT,
+                                                        CLFOLD_ARGMAX, &got),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    got.f32 = 5.0f;
+    EXPECT_STATUS(contexts[0], clfold_reduce_host_multi(three, 2, NULL, 0, CLFOLD_FLOAT,
+                                                        CLFOLD_SUM, &got),
+                  CLFOLD_SUCCESS);
+    EXPECT(got.f32 == 0.0f, "an empty sum on 2 contexts: %g", got.f32);
+    clfold_destroy(chunked);
+}
+
 int main(void)
 {
     contexts[0] = test_context();
@@ -328,6 +430,7 @@ int main(void)
     run_merges();
     run_refusals();
     run_async();
+    run_multi();
     clfold_destroy(contexts[0]);
     clfold_destroy(contexts[1]);
     return test_finish("test_partial");
