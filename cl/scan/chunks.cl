@@ -46,7 +46,7 @@ inline ulong chunks_of(ulong first, ulong run, ulong n, ulong *start, ulong *end
  * core's vector units take eight at a time. A total's order is free: only
  * the outputs follow the elements' order. On POCL 3.1 (2 cores), 2^26
  * float scans took 94 ms with the ways' scalar folds here, 66 ms so
- * (OpenMP's scan loop: 87 to 91 ms). The lanes start from -0 and a zero
+ * (bench/peers/openmp_peer.c's scan loop: 76 ms). The lanes start from -0 and a zero
  * carry joins no total, so that -0 elements still total -0.
  */
 #define LANES_T CONCAT(ACC_T, 8)
