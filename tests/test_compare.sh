@@ -3,7 +3,8 @@
 # (docs/bench-format.md): two runs whose devices have different names (the
 # second a copy of the first with its device renamed, as from another
 # machine) merge into one table, CSV and JSON with a column each and the
-# ratio to --baseline; --plot draws a PNG where gnuplot is installed and says
+# ratio to --baseline, their legend saying what a reduction's or a scan's
+# columns mean; --plot draws a PNG where gnuplot is installed and says
 # what is missing where it is not; and every bad input is exit status 2 with
 # one line on stderr: not JSON, another schema or version, no shared rows,
 # a baseline that names no column.
@@ -56,6 +57,15 @@ head -1 "$work/out" | grep -q '^shape,type,op,n,kernel,column,device,source,orig
     fail "compare --format csv: $(cat "$work/out")"
 # A run on its own is a table too.
 expect_status 0 "$clfold" compare "$work/a.json"
+grep -q '^Columns (GB/s of input; %read: of that device.s streaming read' "$work/out" ||
+    fail "compare of reductions: the legend: $(head -1 "$work/out")"
+# A scan's columns count input and output, against a copy of as many bytes.
+expect_status 0 "$clfold" bench --scan --sizes 1000 -t float -k auto --format json
+cp "$work/out" "$work/scan.json"
+expect_status 0 "$clfold" compare "$work/scan.json"
+grep -q '^Columns (GB/s of input and output; %read: of that device.s copy moving as many bytes' \
+    "$work/out" && grep -q 'inclusive scan' "$work/out" ||
+    fail "compare of a scan run: $(head -5 "$work/out")"
 
 # --plot: a PNG where gnuplot is, and one line saying what is missing where it is not.
 if command -v gnuplot >/dev/null 2>&1; then

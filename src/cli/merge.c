@@ -291,10 +291,37 @@ static double ratio(const struct merge_table *t, size_t k, size_t c, size_t base
     return cell->present && base->present && base->gbps > 0 ? cell->gbps / base->gbps : -1;
 }
 
+/* Whether a row is a scan's: the bench names a scan's shape "inclusive scan" or "exclusive scan". */
+static bool is_scan(const struct merge_key *key)
+{
+    size_t n = strlen(key->shape);
+    return n >= 5 && strcmp(key->shape + n - 5, " scan") == 0;
+}
+
+/*
+ * What the columns mean. A scan's GB/s count its input and its output, and
+ * its roofline is a device copy moving as many bytes, where a reduction's
+ * count its input against a streaming read.
+ */
+static void print_legend(const struct merge_table *t)
+{
+    size_t scans = 0;
+    for (size_t k = 0; k < t->n_keys; k++)
+        scans += is_scan(&t->keys[k]);
+    if (scans == 0)
+        printf("Columns (GB/s of input; %%read: of that device's streaming read; ");
+    else if (scans == t->n_keys)
+        printf("Columns (GB/s of input and output; %%read: of that device's copy moving as many "
+               "bytes; ");
+    else
+        printf("Columns (GB/s of input, of input and output for scans; %%read: of that device's "
+               "streaming read, of its copy of as many bytes for scans; ");
+    printf("x base: GB/s over the baseline's, above 1 is faster):\n");
+}
+
 static void print_table(const struct merge_table *t, size_t baseline)
 {
-    printf("Columns (GB/s of input; %%read: of that device's streaming read; x base: GB/s over the "
-           "baseline's, above 1 is faster):\n");
+    print_legend(t);
     for (size_t c = 0; c < t->n_columns; c++)
         printf("  %c  %s%s%s%s\n", c < 26 ? 'A' + (int)c : 'a' + (int)(c - 26) % 26, t->columns[c].name,
                t->columns[c].origin[0] ? "  (" : "", t->columns[c].origin,
