@@ -182,6 +182,63 @@ cleanup:
     return status;
 }
 
+/*
+ * The partial's bytes on the device: zeros, then its header (both fills copy
+ * their pattern as they are enqueued), then the reduction's accumulator
+ * value after the header, all in the queue's order after the wait list.
+ */
+static clfold_status enqueue_partial_frame(clfold_context *ctx, const struct request *request,
+                                           cl_mem result, size_t result_offset,
+                                           struct pass_log *log)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    const unsigned char zeros[PARTIAL_VALUE_AT] = {0};
+    unsigned char value[ACCUMULATOR_MAX_BYTES] = {0};
+    clfold_partial framed;
+    const cl_event *wait_list;
+    cl_uint waits;
+    partial_pack(&request->job.config.acc, request->type, request->op, value, &framed);
+    take_waits(log, &waits, &wait_list);
+    CHECK_CL(clEnqueueFillBuffer(ctx->queue, result, zeros, sizeof zeros, result_offset,
+                                 CLFOLD_PARTIAL_BYTES, waits, wait_list, NULL),
+             "clEnqueueFillBuffer (partial)");
+    CHECK_CL(clEnqueueFillBuffer(ctx->queue, result, framed.bytes, PARTIAL_VALUE_AT,
+                                 result_offset, PARTIAL_VALUE_AT, 0, NULL, NULL),
+             "clEnqueueFillBuffer (partial header)");
+cleanup:
+    return status;
+}
+
+/*
+ * The non-blocking reductions' common end, once their arguments are
+ * checked: the fold enqueued (after a partial's frame where `framed`), its
+ * last launch's event held by its scratch and, where `retain`, retained for
+ * the caller, in *done, and the run recorded. A failure leaves the scratch
+ * to a marker or the next wait for the queue (scratch_abandon).
+ */
+static clfold_status enqueue_async(clfold_context *ctx, const struct request *request,
+                                   struct fold *fold, struct pass_log *log, bool framed,
+                                   bool retain, cl_event *done)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    CHECK(scratch_acquire(ctx, &fold->scratch));
+    if (framed)
+        CHECK(enqueue_partial_frame(ctx, request, fold->out, fold->at - PARTIAL_VALUE_AT, log));
+    CHECK(enqueue_fold(ctx, request, fold, log));
+    *done = log->events[--log->count];
+    scratch_hold(fold->scratch, *done);
+    if (retain)
+        CHECK_CL(clRetainEvent(*done), "clRetainEvent");
+    /* No device time: the launches have not run yet. */
+    ctx->last_run = empty_run(request);
+    add_run(&ctx->last_run, ctx, log);
+    ctx->has_last_run = fold->count != 0;
+cleanup:
+    if (status != CLFOLD_SUCCESS && fold->scratch != NULL && fold->scratch->done == NULL)
+        scratch_abandon(ctx, fold->scratch);
+    return status;
+}
+
 clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, size_t offset,
                                          size_t count, clfold_type type, clfold_op op,
                                          cl_mem result, size_t result_offset,
@@ -193,6 +250,7 @@ clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, siz
     struct pass_log log = {.waits = num_events_in_wait_list, .wait_list = event_wait_list,
                            .keep_last = true};
     struct fold fold = {buffer, offset, count, result, result_offset, true, NULL};
+    cl_event done = NULL;
 
     if (ctx == NULL) {
         if (event != NULL)
@@ -209,24 +267,12 @@ clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, siz
     CHECK(buffer_request(ctx, buffer, offset, count, type, op, &request));
     CHECK(check_result(ctx, result, result_offset,
                        type_info(request.job.config.acc.result)->size));
-    CHECK(scratch_acquire(ctx, &fold.scratch));
-    CHECK(enqueue_fold(ctx, &request, &fold, &log));
-    /* The last launch's event: the scratch keeps it, and the caller gets a reference. */
-    cl_event done = log.events[--log.count];
-    scratch_hold(fold.scratch, done);
-    if (event != NULL)
-        CHECK_CL(clRetainEvent(done), "clRetainEvent");
-    /* No device time: the launches have not run yet. */
-    ctx->last_run = empty_run(&request);
-    add_run(&ctx->last_run, ctx, &log);
-    ctx->has_last_run = count != 0;
+    CHECK(enqueue_async(ctx, &request, &fold, &log, false, event != NULL, &done));
 cleanup:
-    if (status != CLFOLD_SUCCESS && fold.scratch != NULL && fold.scratch->done == NULL)
-        scratch_abandon(ctx, fold.scratch);
     pass_log_release(&log);
     /* Written last: `event` may point into the wait list, which the enqueue read. */
     if (event != NULL)
-        *event = status == CLFOLD_SUCCESS ? fold.scratch->done : NULL;
+        *event = status == CLFOLD_SUCCESS ? done : NULL;
     return status;
 }
 
@@ -424,33 +470,6 @@ cleanup:
     return status;
 }
 
-/*
- * The partial's bytes on the device: zeros, then its header (both fills copy
- * their pattern as they are enqueued), then the reduction's accumulator
- * value after the header, all in the queue's order after the wait list.
- */
-static clfold_status enqueue_partial_frame(clfold_context *ctx, const struct request *request,
-                                           cl_mem result, size_t result_offset,
-                                           struct pass_log *log)
-{
-    clfold_status status = CLFOLD_SUCCESS;
-    const unsigned char zeros[PARTIAL_VALUE_AT] = {0};
-    unsigned char value[ACCUMULATOR_MAX_BYTES] = {0};
-    clfold_partial framed;
-    const cl_event *wait_list;
-    cl_uint waits;
-    partial_pack(&request->job.config.acc, request->type, request->op, value, &framed);
-    take_waits(log, &waits, &wait_list);
-    CHECK_CL(clEnqueueFillBuffer(ctx->queue, result, zeros, sizeof zeros, result_offset,
-                                 CLFOLD_PARTIAL_BYTES, waits, wait_list, NULL),
-             "clEnqueueFillBuffer (partial)");
-    CHECK_CL(clEnqueueFillBuffer(ctx->queue, result, framed.bytes, PARTIAL_VALUE_AT,
-                                 result_offset, PARTIAL_VALUE_AT, 0, NULL, NULL),
-             "clEnqueueFillBuffer (partial header)");
-cleanup:
-    return status;
-}
-
 clfold_status clfold_reduce_partial_async(clfold_context *ctx, cl_mem buffer, size_t offset,
                                           size_t count, clfold_type type, clfold_op op,
                                           cl_mem result, size_t result_offset,
@@ -463,6 +482,7 @@ clfold_status clfold_reduce_partial_async(clfold_context *ctx, cl_mem buffer, si
                            .keep_last = true};
     struct fold fold = {buffer, offset, count, result, result_offset + PARTIAL_VALUE_AT, false,
                         NULL};
+    cl_event done = NULL;
 
     if (ctx == NULL) {
         if (event != NULL)
@@ -484,23 +504,11 @@ clfold_status clfold_reduce_partial_async(clfold_context *ctx, cl_mem buffer, si
     CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
     CHECK(make_request(ctx, type, op, &request));
     CHECK(check_result(ctx, result, result_offset, CLFOLD_PARTIAL_BYTES));
-    CHECK(scratch_acquire(ctx, &fold.scratch));
-    CHECK(enqueue_partial_frame(ctx, &request, result, result_offset, &log));
-    CHECK(enqueue_fold(ctx, &request, &fold, &log));
-    /* The last launch's event: the scratch keeps it, and the caller gets a reference. */
-    cl_event done = log.events[--log.count];
-    scratch_hold(fold.scratch, done);
-    if (event != NULL)
-        CHECK_CL(clRetainEvent(done), "clRetainEvent");
-    ctx->last_run = empty_run(&request);
-    add_run(&ctx->last_run, ctx, &log);
-    ctx->has_last_run = count != 0;
+    CHECK(enqueue_async(ctx, &request, &fold, &log, true, event != NULL, &done));
 cleanup:
-    if (status != CLFOLD_SUCCESS && fold.scratch != NULL && fold.scratch->done == NULL)
-        scratch_abandon(ctx, fold.scratch);
     pass_log_release(&log);
     /* Written last: `event` may point into the wait list, which the enqueue read. */
     if (event != NULL)
-        *event = status == CLFOLD_SUCCESS ? fold.scratch->done : NULL;
+        *event = status == CLFOLD_SUCCESS ? done : NULL;
     return status;
 }
