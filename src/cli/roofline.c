@@ -108,22 +108,11 @@ void roofline_destroy(struct roofline *r)
         roofline_release(r);
 }
 
-double roofline_read_ms(struct roofline *r, cl_mem buffer, size_t bytes)
+/* A profiled command's time, start to end, once it completes (-1 if unknown); releases the event. */
+static double event_ms(cl_event event)
 {
-    cl_ulong vectors = bytes / r->vector_bytes, start = 0, end = 0;
-    size_t global = r->work_items, local = r->vector_bytes == 16 ? 256 : 1;
-    cl_event event = NULL;
+    cl_ulong start = 0, end = 0;
     double ms = -1;
-    if (vectors == 0)
-        return -1;
-    if (r->vector_bytes == 16 && global > (vectors + local - 1) / local * local)
-        global = (vectors + local - 1) / local * local;
-    if (clSetKernelArg(r->kernel, 0, sizeof buffer, &buffer) != CL_SUCCESS ||
-        clSetKernelArg(r->kernel, 1, sizeof vectors, &vectors) != CL_SUCCESS ||
-        clSetKernelArg(r->kernel, 2, sizeof r->sink, &r->sink) != CL_SUCCESS ||
-        clEnqueueNDRangeKernel(r->queue, r->kernel, 1, NULL, &global, &local, 0, NULL, &event) !=
-            CL_SUCCESS)
-        return -1;
     if (clWaitForEvents(1, &event) == CL_SUCCESS &&
         clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
             CL_SUCCESS &&
@@ -134,20 +123,29 @@ double roofline_read_ms(struct roofline *r, cl_mem buffer, size_t bytes)
     return ms;
 }
 
+double roofline_read_ms(struct roofline *r, cl_mem buffer, size_t bytes)
+{
+    cl_ulong vectors = bytes / r->vector_bytes;
+    size_t global = r->work_items, local = r->vector_bytes == 16 ? 256 : 1;
+    cl_event event = NULL;
+    if (vectors == 0)
+        return -1;
+    if (r->vector_bytes == 16 && global > (vectors + local - 1) / local * local)
+        global = (vectors + local - 1) / local * local;
+    if (clSetKernelArg(r->kernel, 0, sizeof buffer, &buffer) != CL_SUCCESS ||
+        clSetKernelArg(r->kernel, 1, sizeof vectors, &vectors) != CL_SUCCESS ||
+        clSetKernelArg(r->kernel, 2, sizeof r->sink, &r->sink) != CL_SUCCESS ||
+        clEnqueueNDRangeKernel(r->queue, r->kernel, 1, NULL, &global, &local, 0, NULL, &event) !=
+            CL_SUCCESS)
+        return -1;
+    return event_ms(event);
+}
+
 double roofline_copy_ms(clfold_context *ctx, cl_mem src, cl_mem dst, size_t bytes)
 {
-    cl_ulong start = 0, end = 0;
     cl_event event = NULL;
-    double ms = -1;
     if (bytes == 0 || clEnqueueCopyBuffer(clfold_queue(ctx), src, dst, 0, 0, bytes, 0, NULL,
                                           &event) != CL_SUCCESS)
         return -1;
-    if (clWaitForEvents(1, &event) == CL_SUCCESS &&
-        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
-            CL_SUCCESS &&
-        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
-            CL_SUCCESS)
-        ms = (double)(end - start) * 1e-6;
-    clReleaseEvent(event);
-    return ms;
+    return event_ms(event);
 }
