@@ -66,7 +66,8 @@ typedef enum {
     CLFOLD_ERROR_NO_PROFILING = -2012,       /* the queue has no profiling */
     CLFOLD_ERROR_KERNEL_SOURCE = -2013,      /* CLFOLD_KERNEL_DIR file unreadable */
     CLFOLD_ERROR_WRONG_CONTEXT = -2014,      /* buffer from another cl_context */
-    CLFOLD_ERROR_TOO_LARGE = -2015           /* more than the device can hold */
+    CLFOLD_ERROR_TOO_LARGE = -2015,          /* more than the device can hold */
+    CLFOLD_ERROR_MPI = -2016                 /* an MPI call failed (clfold_mpi.h) */
 } clfold_status;
 
 typedef enum {

@@ -561,8 +561,8 @@ static void test_names(void)
 
 static void test_status_strings(void)
 {
-    const char *names[17];
-    for (int code = 0; code >= CLFOLD_ERROR_TOO_LARGE; code = code == 0 ? -2000 : code - 1) {
+    const char *names[18];
+    for (int code = 0; code >= CLFOLD_ERROR_MPI; code = code == 0 ? -2000 : code - 1) {
         const char *name = clfold_status_string((clfold_status)code);
         int index = code == 0 ? 0 : -1999 - code;
         names[index] = name;

@@ -1,0 +1,123 @@
+/*
+ * agree.c: the agreement every collective starts with, so that a rank that
+ * failed, or that reduces something else, stops every rank instead of
+ * leaving them waiting in the partials' MPI_Allreduce.
+ *
+ * One MPI_Allreduce (MPI_MIN) of 33 ints does it: the lowest failing rank
+ * (the communicator's size where none failed), then each of the partial
+ * header's 16 bytes as itself and negated, whose minima are each byte's
+ * least and greatest value over the ranks. Only when something is wrong do
+ * more messages follow: the failing rank's status and words, broadcast, or
+ * every rank's header, gathered to name two ranks that differ.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { HEADER = 16 };
+
+/* Header bytes 6..10 of the layout (docs/partials.md): type, operator, result, scalar, kind. */
+enum { AT_TYPE = 6, AT_OP = 7, AT_SCALAR = 9, AT_KIND = 10 };
+enum { KIND_COMPENSATED = 1, KIND_EXACT = 2 };
+
+/* A failure as it travels from the failing rank to the others. */
+struct failure {
+    int status;
+    char message[MPI_MESSAGE_BYTES - 32];
+};
+
+/* "float sum (exact)": what a partial's header says it reduces, in words. */
+static void describe(const unsigned char *header, char *buf, size_t cap)
+{
+    const char *type = clfold_type_name((clfold_type)header[AT_TYPE]);
+    const char *op = clfold_op_name((clfold_op)header[AT_OP]);
+    const char *how = header[AT_KIND] & KIND_EXACT         ? " (exact)"
+                      : header[AT_KIND] & KIND_COMPENSATED ? " (compensated)"
+                      : header[AT_SCALAR] == CLFOLD_DOUBLE && header[AT_TYPE] != CLFOLD_DOUBLE &&
+                              header[AT_OP] == CLFOLD_SUM
+                          ? " (fp64)"
+                          : "";
+    snprintf(buf, cap, "%s %s%s", type != NULL ? type : "?", op != NULL ? op : "?", how);
+}
+
+/* Every rank learns the failing rank's status and words. */
+static clfold_status spread_failure(clfold_mpi *mpi, int failed, clfold_status status,
+                                    const char *message)
+{
+    struct failure f = {(int)status, ""};
+    if (mpi->rank == failed)
+        snprintf(f.message, sizeof f.message, "%s",
+                 message != NULL && message[0] != '\0' ? message : clfold_status_string(status));
+    clfold_status mpi_status = mpi_check(mpi, MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, failed, mpi->comm),
+                                         "MPI_Bcast of a rank's failure");
+    if (mpi_status != CLFOLD_SUCCESS)
+        return mpi_status;
+    f.message[sizeof f.message - 1] = '\0';
+    mpi_fail(mpi, (clfold_status)f.status, "rank %d: %s", failed, f.message);
+    mpi->failed_rank = failed;
+    return (clfold_status)f.status;
+}
+
+/* The ranks reduce different things: names the first rank that differs from rank 0. */
+static clfold_status name_disagreement(clfold_mpi *mpi, const clfold_partial *partial)
+{
+    unsigned char *all = malloc((size_t)mpi->size * HEADER);
+    if (all == NULL)
+        return mpi_fail(mpi, CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "out of host memory naming the ranks");
+    clfold_status status = mpi_check(mpi, MPI_Allgather(partial->bytes, HEADER, MPI_BYTE, all, HEADER,
+                                                        MPI_BYTE, mpi->comm),
+                                     "MPI_Allgather of the partials' headers");
+    int other = 1;
+    while (other < mpi->size && memcmp(all, all + (size_t)other * HEADER, HEADER) == 0)
+        other++;
+    if (status == CLFOLD_SUCCESS) {
+        char first[64], second[64];
+        describe(all, first, sizeof first);
+        describe(all + (size_t)(other < mpi->size ? other : 0) * HEADER, second, sizeof second);
+        if (strcmp(first, second) != 0)
+            status = mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
+                              "the ranks reduce different things: rank 0 a %s, rank %d a %s", first,
+                              other, second);
+        else
+            status = mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
+                              "ranks 0 and %d make partials of different layouts (clfold versions?)",
+                              other);
+    }
+    free(all);
+    return status;
+}
+
+clfold_status mpi_agree_on(clfold_mpi *mpi, clfold_status status, const char *message,
+                           const clfold_partial *partial)
+{
+    int mine[1 + 2 * HEADER], least[1 + 2 * HEADER];
+    bool failed = status != CLFOLD_SUCCESS;
+    mine[0] = failed ? mpi->rank : mpi->size;
+    for (int i = 0; i < HEADER; i++) {
+        bool neutral = failed || partial == NULL; /* INT_MAX: no effect on either minimum */
+        mine[1 + i] = neutral ? INT_MAX : partial->bytes[i];
+        mine[1 + HEADER + i] = neutral ? INT_MAX : -(int)partial->bytes[i];
+    }
+    clfold_status mpi_status =
+        mpi_check(mpi, MPI_Allreduce(mine, least, 1 + 2 * HEADER, MPI_INT, MPI_MIN, mpi->comm),
+                  "MPI_Allreduce of the ranks' statuses");
+    if (mpi_status != CLFOLD_SUCCESS)
+        return mpi_status;
+    if (least[0] < mpi->size)
+        return spread_failure(mpi, least[0], status, message);
+    for (int i = 0; i < HEADER && partial != NULL; i++)
+        if (least[1 + i] != -least[1 + HEADER + i])
+            return name_disagreement(mpi, partial);
+    return CLFOLD_SUCCESS;
+}
+
+clfold_status clfold_mpi_agree(clfold_mpi *mpi, clfold_status status, const char *message)
+{
+    if (mpi == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    mpi_clear(mpi);
+    return mpi_agree_on(mpi, status, message, NULL);
+}

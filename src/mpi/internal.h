@@ -1,0 +1,61 @@
+/*
+ * internal.h: what libclfold_mpi's files share: the handle, its error
+ * record, and the agreement that every collective starts with. The
+ * component uses only clfold.h's API and the MPI standard's.
+ */
+#ifndef CLFOLD_MPI_INTERNAL_H
+#define CLFOLD_MPI_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "clfold_mpi.h"
+
+/*
+ * As src/core/namespace.h does for the core: a static libclfold_mpi.a
+ * cannot hide these, so their symbols start with clfold_ too.
+ */
+#define mpi_fail clfold_mpi_internal_fail
+#define mpi_check clfold_mpi_internal_check
+#define mpi_clear clfold_mpi_internal_clear
+#define mpi_agree_on clfold_mpi_internal_agree_on
+
+/* Longest message a rank's failure carries to the others, with its "rank R: ". */
+#define MPI_MESSAGE_BYTES 512
+
+struct clfold_mpi {
+    MPI_Comm comm;          /* the caller's, duplicated: MPI_ERRORS_RETURN */
+    MPI_Datatype partial;   /* CLFOLD_PARTIAL_BYTES contiguous bytes, committed */
+    MPI_Op merge;           /* clfold_partial_merge, commutative */
+    int rank, size;
+    int failed_rank;        /* whose failure the last call returned; -1 for none */
+    char message[MPI_MESSAGE_BYTES]; /* the last call's error; "" after a success */
+};
+
+/*
+ * Records `format` as the handle's message (no failing rank) and returns
+ * `status`, for `return mpi_fail(mpi, status, ...)`.
+ */
+clfold_status mpi_fail(clfold_mpi *mpi, clfold_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* MPI's return code `rc` of `call` as CLFOLD_ERROR_MPI and MPI's words; MPI_SUCCESS as success. */
+clfold_status mpi_check(clfold_mpi *mpi, int rc, const char *call);
+
+/* Clears the last call's message and failing rank: every entry point starts with it. */
+void mpi_clear(clfold_mpi *mpi);
+
+/*
+ * The agreement before any rank waits for the others' partials (agree.c):
+ * every rank gives its status and message, and the header of the partial it
+ * would contribute (ignored where the status is a failure). Returns the
+ * lowest failing rank's status and message on every rank, else
+ * CLFOLD_ERROR_INVALID_ARGUMENT on every rank where two ranks' headers
+ * (type, operator, accumulator) differ, else success.
+ */
+clfold_status mpi_agree_on(clfold_mpi *mpi, clfold_status status, const char *message,
+                           const clfold_partial *partial);
+
+#endif /* CLFOLD_MPI_INTERNAL_H */

@@ -1,0 +1,128 @@
+/*
+ * reduce.c: the component's reductions. Each rank reduces its part to a
+ * partial on its own context; then, on every rank alike, the agreement
+ * (agree.c), an arg-reduction's index moved to count from the whole's
+ * first element, one MPI_Allreduce of the partials, and the finish.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+static bool op_is_arg(clfold_op op)
+{
+    return op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX;
+}
+
+/* Bytes that merge, with themselves, as a partial: the layout's own check. */
+static bool is_partial(const clfold_partial *partial)
+{
+    clfold_partial copy = *partial;
+    return clfold_partial_merge(&copy, partial) == CLFOLD_SUCCESS;
+}
+
+/* This rank's first element in the whole: the number of elements of the ranks before it. */
+static clfold_status first_element(clfold_mpi *mpi, uint64_t count, uint64_t *first)
+{
+    uint64_t before = 0;
+    clfold_status status = mpi_check(
+        mpi, MPI_Exscan(&count, &before, 1, MPI_UINT64_T, MPI_SUM, mpi->comm), "MPI_Exscan of the counts");
+    *first = mpi->rank == 0 ? 0 : before; /* MPI_Exscan leaves rank 0's undefined */
+    return status;
+}
+
+/*
+ * All ranks' partials merged into every rank's, then finished into `result`
+ * (NULL: left a partial). Past the agreement every rank takes the same
+ * steps, so none can be left waiting: a step that fails on one rank only
+ * spoils its partial, and the finish then fails on every rank.
+ */
+static clfold_status combine(clfold_mpi *mpi, clfold_status local, const char *why, uint64_t count,
+                             clfold_op op, clfold_partial *partial, void *result)
+{
+    clfold_status status = mpi_agree_on(mpi, local, why, partial);
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    if (op_is_arg(op)) {
+        uint64_t first = 0;
+        status = first_element(mpi, count, &first);
+        if (status != CLFOLD_SUCCESS)
+            return status;
+        if (clfold_partial_rebase(partial, first) != CLFOLD_SUCCESS)
+            partial->bytes[0] = 0;
+    }
+    status = mpi_check(mpi, MPI_Allreduce(MPI_IN_PLACE, partial, 1, mpi->partial, mpi->merge, mpi->comm),
+                       "MPI_Allreduce of the partials");
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    if (!is_partial(partial))
+        return mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
+                        "the merged partial is spoiled: some rank's was not a partial");
+    if (result == NULL)
+        return CLFOLD_SUCCESS;
+    status = clfold_partial_finish(partial, result);
+    if (status != CLFOLD_SUCCESS)
+        return mpi_fail(mpi, status, "an %s of no element: every rank's part is empty",
+                        clfold_op_name(op));
+    return CLFOLD_SUCCESS;
+}
+
+/* A rank's own step failed: its words for the others. */
+static const char *local_words(const clfold_context *ctx, clfold_status status)
+{
+    const char *said = clfold_last_error(ctx);
+    return said[0] != '\0' ? said : clfold_status_string(status);
+}
+
+clfold_status clfold_mpi_reduce_host(clfold_mpi *mpi, clfold_context *ctx, const void *data,
+                                     size_t count, clfold_type type, clfold_op op, void *result)
+{
+    clfold_partial partial;
+    clfold_status local = CLFOLD_ERROR_INVALID_ARGUMENT;
+    const char *why = "the context or the result is NULL";
+    if (mpi == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    mpi_clear(mpi);
+    memset(&partial, 0, sizeof partial);
+    if (ctx != NULL && result != NULL) {
+        local = clfold_reduce_host_partial(ctx, data, count, type, op, &partial);
+        why = local_words(ctx, local);
+    }
+    return combine(mpi, local, why, count, op, &partial, result);
+}
+
+clfold_status clfold_mpi_reduce_buffer(clfold_mpi *mpi, clfold_context *ctx, cl_mem buffer,
+                                       size_t offset, size_t count, clfold_type type, clfold_op op,
+                                       void *result)
+{
+    clfold_partial partial;
+    clfold_status local = CLFOLD_ERROR_INVALID_ARGUMENT;
+    const char *why = "the context or the result is NULL";
+    if (mpi == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    mpi_clear(mpi);
+    memset(&partial, 0, sizeof partial);
+    if (ctx != NULL && result != NULL) {
+        local = clfold_reduce_partial(ctx, buffer, offset, count, type, op, &partial);
+        why = local_words(ctx, local);
+    }
+    return combine(mpi, local, why, count, op, &partial, result);
+}
+
+clfold_status clfold_mpi_allreduce_partial(clfold_mpi *mpi, clfold_partial *partial)
+{
+    clfold_status local = CLFOLD_SUCCESS;
+    const char *why = NULL;
+    clfold_partial none;
+    if (mpi == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    mpi_clear(mpi);
+    if (partial == NULL || !is_partial(partial)) {
+        local = CLFOLD_ERROR_INVALID_ARGUMENT;
+        why = partial == NULL ? "the partial is NULL" : "the bytes given are not a clfold partial";
+        memset(&none, 0, sizeof none);
+        partial = partial == NULL ? &none : partial;
+    }
+    /* Arg-reductions' partials come rebased: the op plays no part here. */
+    return combine(mpi, local, why, 0, CLFOLD_SUM, partial, NULL);
+}
