@@ -87,6 +87,10 @@ static void test_accepted(void)
           "scan with a ladder kernel, --exclusive and -O");
     ACCEPT(&a, "ladder", "--scan");
     EXPECT(a.command == CMD_LADDER && a.scan && !a.exclusive, "ladder --scan");
+    ACCEPT(&a, "reduce", "--mpi", "-d", "local-rank", "-o", "argmax", "in.npy");
+    EXPECT(a.command == CMD_REDUCE && a.mpi && a.device != NULL &&
+              strcmp(a.device, "local-rank") == 0 && a.op == CLFOLD_ARGMAX,
+          "reduce --mpi -d local-rank");
     ACCEPT(&a, "devices", "--format", "json");
     EXPECT(a.command == CMD_DEVICES && a.format == FORMAT_JSON, "devices --format json");
     ACCEPT(&a, "--version");
@@ -132,6 +136,11 @@ static void test_refused(void)
     REFUSE("unknown scan kernel \"k3\"", "scan", "-k", "k3", "-O", "o.npy", "in.npy");
     REFUSE("unknown option \"--exclusive\"", "reduce", "--exclusive", "x.npy");
     REFUSE("unexpected argument \"b.npy\"", "reduce", "a.npy", "b.npy");
+    REFUSE("--mpi reduces whole arrays: not with --axis", "reduce", "--mpi", "--axis", "0", "x.npy");
+    REFUSE("--mpi reduces whole arrays: not with --segments", "reduce", "--mpi", "--segments",
+           "o.npy", "x.npy");
+    REFUSE("-d local-rank needs --mpi", "reduce", "-d", "local-rank", "x.npy");
+    REFUSE("unknown option \"--mpi\"", "scan", "--mpi", "-O", "o.npy", "x.npy");
     REFUSE("unexpected argument \"extra\"", "ladder", "extra");
     /* The user's words are quoted with their control characters replaced: one line. */
     REFUSE("unknown option \"--?kernel\"", "ladder", "--\nkernel");

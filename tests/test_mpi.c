@@ -245,13 +245,13 @@ static void test_failures(clfold_mpi *mpi, clfold_context *ctx)
         /* The last rank takes the maximum while the others sum. */
         got = clfold_mpi_reduce_host(mpi, ctx, data, 64, CLFOLD_FLOAT,
                                      rank == last ? CLFOLD_MAX : CLFOLD_SUM, result);
-        snprintf(words, sizeof words, "rank 0 a float sum, rank %d a float max", last);
+        snprintf(words, sizeof words, "float sum on rank 0, float max on rank %d", last);
         expect_failure(mpi, got, CLFOLD_ERROR_INVALID_ARGUMENT, -1, words, "another operator");
 
         /* The same type and operator at another accuracy: partials that do not merge. */
         clfold_set_accuracy(ctx, rank == last ? CLFOLD_ACCURACY_EXACT : CLFOLD_ACCURACY_DEFAULT);
         got = clfold_mpi_reduce_host(mpi, ctx, data, 64, CLFOLD_FLOAT, CLFOLD_SUM, result);
-        snprintf(words, sizeof words, "rank %d a float sum (exact)", last);
+        snprintf(words, sizeof words, "float sum (exact) on rank %d", last);
         expect_failure(mpi, got, CLFOLD_ERROR_INVALID_ARGUMENT, -1, words, "another accuracy");
         clfold_set_accuracy(ctx, CLFOLD_ACCURACY_DEFAULT);
         expect_usable(mpi, ctx, "another accuracy");

@@ -551,6 +551,67 @@ static void test_file(void)
     expect_file_fail("/tmp", "read error", "directory");
 }
 
+/*
+ * npy_read_part: for 1 to 5 parts of 7 big-endian uint16 (and of 3, fewer
+ * than the parts), the parts cover the elements once, in order, as even as
+ * can be, swapped; the whole's shape comes along; a file that is not as
+ * long as its header says, and part >= parts, are refused.
+ */
+static void test_parts(void)
+{
+    char path[] = "/tmp/test_npy_part_XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT(fd >= 0, "mkstemp failed");
+    if (fd < 0)
+        return;
+    close(fd);
+    const size_t lengths[] = {7, 3};
+    for (size_t l = 0; l < 2; l++) {
+        size_t count = lengths[l];
+        struct image img = make_simple(">u2", count == 7 ? "(7,)" : "(1, 3)", count, 2);
+        const unsigned char *data = img.bytes + img.size - count * 2;
+        EXPECT(write_file(path, img.bytes, img.size), "writing %s", path);
+        for (size_t parts = 1; parts <= 5; parts++) {
+            size_t next = 0;
+            for (size_t part = 0; part < parts; part++) {
+                char err[512] = "";
+                struct npy_part got;
+                int rc = npy_read_part(path, part, parts, &got, err, sizeof err);
+                size_t even = count / parts + (part < count % parts);
+                EXPECT(rc == 0 && got.first == next && got.count == even &&
+                           got.whole.count == count && got.whole.type == CLFOLD_UINT16 &&
+                           got.whole.ndim == (count == 7 ? 1u : 2u) && got.whole.data == NULL,
+                       "part %zu of %zu of %zu: rc %d, first %zu, count %zu (%s)", part, parts,
+                       count, rc, got.first, got.count, err);
+                for (size_t i = 0; rc == 0 && i < got.count; i++) {
+                    const unsigned char *e = data + 2 * (got.first + i);
+                    uint16_t want = (uint16_t)(e[0] << 8 | e[1]), have;
+                    memcpy(&have, (const unsigned char *)got.data + 2 * i, 2);
+                    EXPECT(have == want, "part %zu of %zu, element %zu: %#x, want %#x", part, parts,
+                           i, have, want);
+                }
+                next += rc == 0 ? got.count : 0;
+                if (rc == 0)
+                    npy_part_free(&got);
+            }
+            EXPECT(next == count, "%zu parts covered %zu of %zu elements", parts, next, count);
+        }
+        if (count == 7) {
+            char err[512] = "";
+            struct npy_part got;
+            EXPECT(write_file(path, img.bytes, img.size - 1), "writing %s", path);
+            EXPECT(npy_read_part(path, 1, 2, &got, err, sizeof err) != 0 &&
+                       strstr(err, "truncated") != NULL && got.data == NULL,
+                   "a truncated file's part: \"%s\"", err);
+            EXPECT(npy_read_part(path, 2, 2, &got, err, sizeof err) != 0 &&
+                       strstr(err, "part 2 of 2") != NULL,
+                   "part 2 of 2 accepted: \"%s\"", err);
+        }
+        free(img.bytes);
+    }
+    remove(path);
+}
+
 int main(void)
 {
     test_dtypes();
@@ -564,5 +625,6 @@ int main(void)
     test_error_buffer();
     test_damage();
     test_file();
+    test_parts();
     return test_finish("test_npy");
 }

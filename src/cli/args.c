@@ -20,7 +20,7 @@ enum { OPT_DEVICE = 1, OPT_N = 2, OPT_TYPE = 4, OPT_OP = 8, OPT_KERNEL = 16, OPT
        OPT_FORMAT = 64, OPT_VERBOSE = 128, OPT_ACCURACY = 256, OPT_SIZES = 512,
        OPT_PEER = 1024, OPT_PLOT = 2048, OPT_OUTPUT = 4096, OPT_AXIS = 8192,
        OPT_SEGMENTS = 16384, OPT_SHAPE = 32768, OPT_BASELINE = 65536, OPT_EXCLUSIVE = 131072,
-       OPT_SCAN = 262144 };
+       OPT_SCAN = 262144, OPT_MPI = 524288 };
 
 struct option_spec {
     const char *short_name; /* "-d" */
@@ -39,7 +39,7 @@ static const struct option_spec OPTIONS[] = {
     {"-O", "--output", OPT_OUTPUT, true},     {NULL, "--axis", OPT_AXIS, true},
     {NULL, "--segments", OPT_SEGMENTS, true}, {NULL, "--shape", OPT_SHAPE, true},
     {NULL, "--baseline", OPT_BASELINE, true}, {NULL, "--exclusive", OPT_EXCLUSIVE, false},
-    {NULL, "--scan", OPT_SCAN, false},
+    {NULL, "--scan", OPT_SCAN, false},       {NULL, "--mpi", OPT_MPI, false},
 };
 
 static const struct {
@@ -147,6 +147,10 @@ static const struct {
     {CMD_REDUCE, OPT_OUTPUT, "[-O OUT.npy]",
      "  -O OUT.npy  write the result to OUT.npy, an array of the result type (0-d for\n"
      "              a whole-array reduction), instead of printing it\n"},
+    {CMD_REDUCE, OPT_MPI, "[--mpi]",
+     "  --mpi       under mpirun: each rank reads its own slice of FILE and reduces it\n"
+     "              on its device (-d local-rank: the node's GPUs by node-local rank);\n"
+     "              rank 0 prints the whole's result (docs/partials.md)\n"},
     {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
     {CMD_SCAN, OPT_DEVICE, "[-d SEL]", "  -d SEL      device (see clfold --help)\n"},
     {CMD_SCAN, OPT_OP, "[-o OP]", "  -o OP       sum prod min max and or xor (default sum)\n"},
@@ -419,6 +423,7 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
     case OPT_FORMAT: return parse_format(value, &args->format, err, cap);
     case OPT_EXCLUSIVE: args->exclusive = true; return 0;
     case OPT_SCAN: args->scan = true; return 0;
+    case OPT_MPI: args->mpi = true; return 0;
     default: args->verbose = true; return 0;
     }
 }
@@ -531,6 +536,11 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
     }
     if (args->axes != NULL && args->segments != NULL)
         return usage_error(err, cap, "--axis and --segments exclude each other");
+    if (args->mpi && (args->axes != NULL || args->segments != NULL))
+        return usage_error(err, cap, "--mpi reduces whole arrays: not with %s",
+                           args->axes != NULL ? "--axis" : "--segments");
+    if (!args->mpi && args->device != NULL && strcmp(args->device, "local-rank") == 0)
+        return usage_error(err, cap, "-d local-rank needs --mpi");
     if (args->exclusive && args->command != CMD_SCAN && !args->scan)
         return usage_error(err, cap, "--exclusive needs --scan");
     if (args->scan && args->command == CMD_LADDER && !(given & OPT_TYPE))

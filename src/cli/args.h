@@ -26,6 +26,7 @@ struct cli_args {
     clfold_scan_kernel scan_kernel; /* scan's -k */
     bool exclusive;          /* --exclusive: scan's, and ladder's and bench's with --scan */
     bool scan;               /* ladder's and bench's --scan: scans instead of reductions */
+    bool mpi;                /* reduce's --mpi: one slice of the file per MPI rank */
     size_t block;            /* -b; 0 = let clfold choose */
     clfold_accuracy accuracy; /* --accuracy */
     enum cli_format format;  /* --format */

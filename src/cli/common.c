@@ -15,14 +15,31 @@ bool cli_op_is_arg(clfold_op op)
     return op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX;
 }
 
+/* Where cli_error writes while a capture is on (cli_capture_errors); NULL: stderr. */
+static char *captured;
+static size_t captured_cap;
+
+void cli_capture_errors(char *buf, size_t cap)
+{
+    captured = cap > 0 ? buf : NULL;
+    captured_cap = cap;
+    if (captured != NULL)
+        captured[0] = '\0';
+}
+
 void cli_error(const char *format, ...)
 {
     va_list args;
-    fputs("clfold: ", stderr);
     va_start(args, format);
-    vfprintf(stderr, format, args);
+    if (captured != NULL) {
+        if (captured[0] == '\0') /* the first says why; what follows is its consequence */
+            vsnprintf(captured, captured_cap, format, args);
+    } else {
+        fputs("clfold: ", stderr);
+        vfprintf(stderr, format, args);
+        fputc('\n', stderr);
+    }
     va_end(args);
-    fputc('\n', stderr);
 }
 
 int describe_failure(const clfold_context *ctx, clfold_status status, const char *doing, char *buf,
@@ -30,6 +47,17 @@ int describe_failure(const clfold_context *ctx, clfold_status status, const char
 {
     const char *detail = clfold_last_error(ctx);
     snprintf(buf, cap, "%s: %s", doing, detail[0] != '\0' ? detail : clfold_status_string(status));
+    return exit_status_of(status);
+}
+
+clfold_status status_for_exit(int exit_status)
+{
+    return exit_status == EXIT_BAD_INPUT ? CLFOLD_ERROR_INVALID_ARGUMENT
+                                         : CLFOLD_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+int exit_status_of(clfold_status status)
+{
     switch (status) {
     case CLFOLD_ERROR_INVALID_ARGUMENT: case CLFOLD_ERROR_INVALID_TYPE:
     case CLFOLD_ERROR_INVALID_OP: case CLFOLD_ERROR_INVALID_KERNEL:
@@ -38,6 +66,8 @@ int describe_failure(const clfold_context *ctx, clfold_status status, const char
     case CLFOLD_ERROR_TOO_LARGE: case CLFOLD_ERROR_OUT_OF_BOUNDS:
     case CLFOLD_ERROR_UNSUPPORTED: /* asked of a device or kernel that cannot */
         return EXIT_BAD_INPUT;
+    case CLFOLD_SUCCESS:
+        return EXIT_OK;
     default:
         return EXIT_CHECK_FAILED;
     }

@@ -23,6 +23,23 @@ void cli_error(const char *format, ...)
     ;
 
 /*
+ * While buf is not NULL, cli_error writes its first message into buf (cut
+ * to cap bytes, without "clfold: ") instead of stderr: an MPI rank's words
+ * go to rank 0 rather than each rank's stderr. cli_capture_errors(NULL, 0)
+ * ends it.
+ */
+void cli_capture_errors(char *buf, size_t cap);
+
+/* The exit status a library status deserves: 2 when the request itself was bad, 1 when the device failed. */
+int exit_status_of(clfold_status status);
+
+/*
+ * A status that exit_status_of maps back to `exit_status` (1 or 2): how the
+ * runner's own failures travel between MPI ranks (clfold_mpi_agree).
+ */
+clfold_status status_for_exit(int exit_status);
+
+/*
  * Reports a library failure on stderr (with clfold_last_error when there is
  * one) and returns the exit status it deserves: 2 when the request itself
  * was bad, 1 when the device failed.

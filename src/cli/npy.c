@@ -682,6 +682,74 @@ cleanup:
     return rc;
 }
 
+/* ---- one part of a file: an MPI rank's slice ------------------------------- */
+
+/* Where part `part` of `parts` begins: the first count % parts parts hold one more. */
+static size_t part_start(size_t count, size_t part, size_t parts)
+{
+    size_t rest = count % parts;
+    return count / parts * part + (part < rest ? part : rest);
+}
+
+int npy_read_part(const char *path, size_t part, size_t parts, struct npy_part *out, char *err,
+                  size_t err_cap)
+{
+    int rc = -1;
+    const struct report whom = {path != NULL ? path : "(null)", err, err_cap};
+    const struct report *report = &whom;
+    struct source src = {NULL, false, 0};
+    struct preamble pre = {0}; /* gcc -O3 cannot see that check_version sets it first */
+    struct layout lay = {0};
+    char *header = NULL;
+
+    if (out != NULL) {
+        memset(out, 0, sizeof *out);
+        clear(&out->whole);
+    }
+    if (path == NULL || out == NULL || parts == 0 || part >= parts)
+        FAIL("npy_read_part: NULL path or output, or part %zu of %zu", part, parts);
+    src.file = fopen(path, "rb");
+    if (src.file == NULL)
+        FAIL("cannot open: %s", strerror(errno));
+    find_size(&src);
+    if (read_preamble(&src, report, &pre) != 0 || read_header(&src, report, &pre, &header) != 0 ||
+        parse_header(header, pre.header_len, report, &lay) != 0)
+        goto cleanup;
+    size_t offset = pre.header_offset + pre.header_len;
+    if (!src.size_known)
+        FAIL("not a regular file: each rank reads its own slice at an offset");
+    if (check_data_size(&lay, src.size - offset, report) != 0)
+        goto cleanup;
+    size_t first = part_start(lay.count, part, parts);
+    size_t count = part_start(lay.count, part + 1, parts) - first;
+    size_t bytes = count * lay.item_size;
+    if (bytes > 0 && (out->data = malloc(bytes)) == NULL)
+        FAIL("out of memory for %zu bytes of data", bytes);
+    if (fseeko(src.file, (off_t)(offset + first * lay.item_size), SEEK_SET) != 0)
+        FAIL("cannot seek to element %zu: %s", first, strerror(errno));
+    errno = 0;
+    if (read_fully(src.file, out->data, bytes) != bytes) {
+        if (read_error(src.file, report) == 0)
+            fail(report, "truncated while reading elements %zu..%zu", first, first + count);
+        goto cleanup;
+    }
+    if (lay.swapped)
+        swap_bytes(out->data, count, lay.item_size);
+    describe(&out->whole, &lay);
+    out->first = first;
+    out->count = count;
+    rc = 0;
+cleanup:
+    if (rc != 0 && out != NULL) {
+        free(out->data);
+        out->data = NULL;
+    }
+    free(header);
+    if (src.file != NULL)
+        fclose(src.file);
+    return rc;
+}
+
 /* ---- writing a scalar ------------------------------------------------------ */
 
 int npy_write(const char *path, clfold_type type, size_t ndim, const size_t *shape,
@@ -740,6 +808,15 @@ int npy_write_scalar(const char *path, clfold_type type, const void *value, char
                      size_t err_cap)
 {
     return npy_write(path, type, 0, NULL, value, err, err_cap);
+}
+
+void npy_part_free(struct npy_part *part)
+{
+    if (part == NULL)
+        return;
+    free(part->data);
+    part->data = NULL;
+    part->first = part->count = 0;
 }
 
 void npy_free(struct npy_array *array)

@@ -61,6 +61,27 @@ int npy_write_scalar(const char *path, clfold_type type, const void *value, char
 int npy_write(const char *path, clfold_type type, size_t ndim, const size_t *shape,
               const void *data, char *err, size_t err_cap);
 
+/* One part of a file's elements, as they lie, and the whole it belongs to. */
+struct npy_part {
+    struct npy_array whole; /* the file's type, shape and order; no data */
+    size_t first;           /* the part's first element, counted in the order they lie */
+    size_t count;           /* its elements */
+    void *data;             /* malloc'ed, in the host's byte order; NULL when count == 0 */
+};
+
+/*
+ * Reads part `part` of `parts` (0 <= part < parts) of a regular file's
+ * elements, and nothing else of its data: a slice at an offset, as an MPI
+ * rank reads its own. The parts are as even as can be, the first ones one
+ * element longer. The file must be exactly as long as its header says.
+ * Errors as npy_read_file's.
+ */
+int npy_read_part(const char *path, size_t part, size_t parts, struct npy_part *out, char *err,
+                  size_t err_cap);
+
+/* Frees a part's data; accepts NULL. */
+void npy_part_free(struct npy_part *part);
+
 /* Frees the data and empties *array; accepts NULL and an already empty array. */
 void npy_free(struct npy_array *array);
 

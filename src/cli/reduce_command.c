@@ -250,6 +250,8 @@ int command_reduce(const struct cli_args *args)
     int exit_status = EXIT_OK;
     clfold_status status;
 
+    if (args->mpi)
+        return command_reduce_mpi(args);
     if (npy_read_file(args->file, &array, message, sizeof message) != 0) {
         cli_error("%s", message);
         return EXIT_BAD_INPUT;

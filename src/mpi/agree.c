@@ -79,8 +79,8 @@ static clfold_status name_disagreement(clfold_mpi *mpi, const clfold_partial *pa
         describe(all + (size_t)(other < mpi->size ? other : 0) * HEADER, second, sizeof second);
         if (strcmp(first, second) != 0)
             status = mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
-                              "the ranks reduce different things: rank 0 a %s, rank %d a %s", first,
-                              other, second);
+                              "the ranks reduce different things: %s on rank 0, %s on rank %d",
+                              first, second, other);
         else
             status = mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
                               "ranks 0 and %d make partials of different layouts (clfold versions?)",
