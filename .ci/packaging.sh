@@ -16,6 +16,12 @@
 # and it compiles a file that includes clfold.h as C99 and as C++11 with
 # -pedantic -Wall -Wextra -Werror, and links and runs the C++ one.
 #
+# Where an MPI is installed (mpicc on PATH) the MPI component must build
+# (-DCLFOLD_MPI=ON), and the same checks cover it: its installed files, the
+# mpi_reduce example through find_package(clfold COMPONENTS mpi) and through
+# pkg-config clfold_mpi, run under mpiexec, and its symbols (exactly the
+# CLFOLD_MPI_API functions of clfold_mpi.h; only clfold_ globals).
+#
 # Needs what .ci/deps and .ci/deps-ci install (cc, c++, cmake, pkg-config, nm, an OpenCL
 # device such as POCL). Build trees go to build-pkg-ci/ (removed first),
 # prefixes to a temporary folder under /tmp (removed at the end).
@@ -60,6 +66,17 @@ version=$(sed -n 's/^#define CLFOLD_VERSION_\(MAJOR\|MINOR\|PATCH\) \+\([0-9]\+\
 api=$(grep '^CLFOLD_API' "$header" | grep -o 'clfold_[a-z0-9_]*(' | tr -d '(' | sort -u)
 [ -n "$api" ] || die "no CLFOLD_API functions found in $header"
 echo "clfold $version, $(wc -l <<<"$api") API functions"
+mpi=OFF
+mpi_api=""
+if command -v mpicc >/dev/null 2>&1; then
+    mpi=ON
+    mpi_api=$(grep '^CLFOLD_MPI_API' "$root/include/clfold_mpi.h" | grep -o 'clfold_[a-z0-9_]*(' |
+        tr -d '(' | sort -u)
+    [ -n "$mpi_api" ] || die "no CLFOLD_MPI_API functions found in clfold_mpi.h"
+    echo "MPI found: the MPI component too, $(wc -l <<<"$mpi_api") API functions"
+fi
+# Open MPI: run as root (CI), and more ranks than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
 # ---- build and install ------------------------------------------------------
 # install KIND (shared|static): sets $prefix and $libdir.
@@ -70,7 +87,8 @@ install_package() {
     step "$kind: build and install to $prefix"
     # Release, as a distribution builds it: -O3's warnings are errors too.
     quiet "$kind-configure" cmake -S "$root" -B "$builds/$kind" -DBUILD_SHARED_LIBS=$shared \
-        -DCMAKE_BUILD_TYPE=Release -DCLFOLD_WERROR=ON -DCLFOLD_BUILD_TESTS=OFF -DCLFOLD_BUILD_EXAMPLES=OFF
+        -DCMAKE_BUILD_TYPE=Release -DCLFOLD_WERROR=ON -DCLFOLD_BUILD_TESTS=OFF -DCLFOLD_BUILD_EXAMPLES=OFF \
+        -DCLFOLD_MPI=$mpi
     quiet "$kind-build" cmake --build "$builds/$kind" -j "$jobs"
     quiet "$kind-install" cmake --install "$builds/$kind" --prefix "$prefix"
     libdir=$prefix/$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$builds/$kind/CMakeCache.txt")
@@ -89,6 +107,14 @@ install_package() {
         [ -f "$libdir/libclfold.a" ] || die "libclfold.a was not installed"
         ! ls "$libdir"/libclfold.so* >/dev/null 2>&1 || die "a static build installed a libclfold.so"
     fi
+    if [ "$mpi" = ON ]; then
+        local lib=libclfold_mpi.a
+        [ "$kind" = shared ] && lib=libclfold_mpi.so.$version
+        for f in "$prefix/include/clfold_mpi.h" "$libdir/$lib" "$libdir/pkgconfig/clfold_mpi.pc" \
+            "$libdir/cmake/clfold/clfoldMPITargets.cmake"; do
+            [ -f "$f" ] || die "$kind: the MPI component's $f was not installed"
+        done
+    fi
     echo "installed: $(cd "$prefix" && find . -type f -o -type l | sort | tr '\n' ' ')"
 }
 
@@ -102,7 +128,7 @@ check_runner_and_versions() {
     [ "$out" = "clfold $version" ] || die "$kind: clfold --version says '$out', clfold.h says $version"
     if [ "$kind" = shared ]; then
         local loaded
-        loaded=$(env -u LD_LIBRARY_PATH ldd "$prefix/bin/clfold" | awk '/libclfold/ { print $3 }')
+        loaded=$(env -u LD_LIBRARY_PATH ldd "$prefix/bin/clfold" | awk '$1 ~ /^libclfold\.so/ { print $3 }')
         if [ -z "$loaded" ] || [ "$(realpath "$loaded")" != "$(realpath "$libdir/libclfold.so")" ]; then
             die "the installed runner loads '$loaded', not the prefix's libclfold (rpath \$ORIGIN/../lib?)"
         fi
@@ -125,6 +151,9 @@ check_find_package() {
     grep -q "^clfold_DIR:PATH=$libdir/cmake/clfold\$" "$dir/CMakeCache.txt" ||
         die "$kind: find_package found $(grep '^clfold_DIR' "$dir/CMakeCache.txt"), not $prefix"
     quiet "examples-$kind-build" cmake --build "$dir" -j "$jobs"
+    if [ "$mpi" = ON ]; then
+        [ -x "$dir/mpi_reduce" ] || die "$kind: find_package(clfold COMPONENTS mpi) built no mpi_reduce"
+    fi
     ctest --test-dir "$dir" --output-on-failure ||
         die "$kind: an example built with find_package(clfold) failed"
 }
@@ -151,6 +180,14 @@ check_pkg_config() {
     fi
     run "${env[@]}" "$tmp/reduce_host-$kind"
     run "${env[@]}" "$tmp/own_queue-$kind"
+    if [ "$mpi" = ON ]; then
+        flags=$(pkg-config $static --cflags --libs clfold_mpi)
+        echo "pkg-config${static:+ $static} --cflags --libs clfold_mpi: $flags"
+        # shellcheck disable=SC2086
+        quiet "pkg-config-$kind-mpi_reduce" cc -std=c99 -Wall -Wextra -Werror \
+            "$root/examples/mpi_reduce.c" $flags -lm -o "$tmp/mpi_reduce-$kind"
+        run "${env[@]}" mpiexec -n 2 "$tmp/mpi_reduce-$kind"
+    fi
     unset PKG_CONFIG_PATH
 }
 
@@ -168,6 +205,13 @@ check_shared_symbols() {
     [ "$exported" = "$api" ] || die "$lib does not export exactly the CLFOLD_API functions of clfold.h:
 $(diff <(echo "$api") <(echo "$exported") | sed 's/^</  declared, not exported:/; s/^>/  exported, not declared:/' | grep ':')"
     echo "$(wc -l <<<"$exported") symbols, all clfold_, exactly the API of clfold.h"
+    if [ "$mpi" = ON ]; then
+        lib=$libdir/libclfold_mpi.so
+        exported=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort -u)
+        [ "$exported" = "$mpi_api" ] || die "$lib does not export exactly the CLFOLD_MPI_API functions:
+$(diff <(echo "$mpi_api") <(echo "$exported") | grep '^[<>]')"
+        echo "libclfold_mpi.so: $(wc -l <<<"$exported") symbols, exactly the API of clfold_mpi.h"
+    fi
 }
 
 check_static_symbols() {
@@ -179,6 +223,12 @@ check_static_symbols() {
   src/core/namespace.h (or make it static)."
     count=$(nm -g --defined-only "$lib" | awk 'NF == 3' | wc -l)
     echo "$count global symbols, all clfold_ (internal ones clfold_internal_)"
+    if [ "$mpi" = ON ]; then
+        lib=$libdir/libclfold_mpi.a
+        bad=$(nm -g --defined-only "$lib" | foreign_symbols)
+        [ -z "$bad" ] || die "$lib defines global symbols outside clfold_: $(tr '\n' ' ' <<<"$bad")"
+        echo "libclfold_mpi.a: $(nm -g --defined-only "$lib" | awk 'NF == 3' | wc -l) global symbols, all clfold_"
+    fi
 }
 
 check_header() {
