@@ -2,7 +2,9 @@
 # On a machine with an NVIDIA GPU: build clfold, list the devices, run the
 # ladder on the GPU (int32 as in the seed, float, int8), measure what each
 # float-sum accuracy costs, check that exact sums agree with POCL's to the
-# bit, then run the test suite against the GPU.
+# bit, split one host array between the GPU and POCL (bench/split_bench.c),
+# run one MPI rank on each where an MPI is on PATH (mpiexec; MPI_HOME/bin is
+# added to PATH), then run the test suite against the GPU.
 # Writes at most 8 files to $OUT (default ./bench/out), as the lent GPU
 # machines return no more.
 #
@@ -16,6 +18,7 @@ out=${OUT:-bench/out}
 gpu=${CLFOLD_GPU:-NVIDIA}
 mkdir -p "$out"
 . bench/nvidia-icd.sh
+[ -n "${MPI_HOME:-}" ] && export PATH=$MPI_HOME/bin:$PATH
 
 cmake -S . -B "$build" -DCLFOLD_WERROR=ON ${CMAKE_ARGS:-} >"$out/build.log" 2>&1 &&
     cmake --build "$build" -j8 >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
@@ -46,6 +49,29 @@ if [ -x "$tool" ] && "$tool" make float 10 "$build/exact_probe.npy" &&
             echo "$type $accuracy: $gpu $on_gpu, POCL $on_cpu: $same" | tee -a "$out/accuracy.txt"
             [ "$accuracy" = exact ] && [ "$same" = differ ] && status=1
         done
+    done
+fi
+
+# The GPU and POCL on one host array: the same bits as either alone, and the time.
+if [ -x "$build/bench/split_bench" ]; then
+    "$build/bench/split_bench" "$gpu" portable | tee -a "$out/accuracy.txt" || status=1
+fi
+
+# One MPI rank on the GPU, one on POCL: the bits of one rank alone (exact sums).
+if [ -x "$build/tests/npy_tool" ] && command -v mpiexec >/dev/null &&
+    grep -q CLFOLD_CLI_MPI "$build/src/cli/CMakeFiles/clfold_runner.dir/flags.make" 2>/dev/null; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    for type in half float double; do
+        file=$build/exact_$type.npy
+        [ -f "$file" ] || "$build/tests/npy_tool" make "$type" 1000003 "$file" || { status=1; continue; }
+        alone=$("$clfold" reduce -d "$gpu" --accuracy exact "$file")
+        mixed=$(mpiexec -n 1 "$clfold" reduce --mpi -d "$gpu" --accuracy exact "$file" : \
+            -n 1 "$clfold" reduce --mpi -d portable --accuracy exact "$file")
+        same=differ
+        [ -n "$alone" ] && [ "$alone" = "$mixed" ] && same=same
+        echo "$type exact: $gpu alone $alone, MPI ranks on $gpu and POCL $mixed: $same" |
+            tee -a "$out/accuracy.txt"
+        [ "$same" = same ] || status=1
     done
 fi
 

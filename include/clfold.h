@@ -467,9 +467,10 @@ CLFOLD_API clfold_status clfold_reduce_partial_async(clfold_context *ctx, cl_mem
 /*
  * One reduction of a host array on several contexts at once (devices of one
  * host, or several contexts of one device): the array is cut into one part
- * a context, in proportion to the read bandwidth each context's device
- * showed (measured once per context, at its first such call, by reducing
- * 32 MiB of its own), each part is reduced to partials without waiting, on
+ * a context, in proportion to the bandwidth each context showed reading
+ * host memory (measured once per context, at its first such call, by
+ * reducing 32 MiB of host memory: a GPU's copy over its bus, a CPU's
+ * read), each part is reduced to partials without waiting, on
  * every device at the same time, and the partials merge into `result`, a
  * value of clfold_result_type(). Every context must have the same accuracy
  * (CLFOLD_ERROR_INVALID_ARGUMENT otherwise); each keeps its own kernel.

@@ -581,7 +581,7 @@ static void test_status_strings(void)
                strcmp(clfold_status_string((clfold_status)CL_INVALID_WORK_GROUP_SIZE),
                       "CL_INVALID_WORK_GROUP_SIZE") == 0,
            "OpenCL status names");
-    const int unknown[] = {-123456, 12345, -999, -1999, -2016};
+    const int unknown[] = {-123456, 12345, -999, -1999, -2017};
     for (int i = 0; i < 5; i++) {
         const char *name = clfold_status_string((clfold_status)unknown[i]);
         EXPECT(name != NULL && name[0] != '\0' && strncmp(name, "CLFOLD_", 7) != 0 &&

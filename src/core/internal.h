@@ -60,7 +60,7 @@ struct clfold_context {
     cl_mem landing_pinned;       /* ... read into this buffer's mapped host memory */
     void *landing_host;
 
-    double read_bandwidth;       /* bytes/s a reduction read, once measured (reduce/multi.c); 0 before */
+    double read_bandwidth;       /* bytes/s a reduction of host memory read, once measured (reduce/multi.c); 0 before */
 
     clfold_run_info last_run;
     bool has_last_run;

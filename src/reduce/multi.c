@@ -1,6 +1,7 @@
 /*
  * multi.c: one reduction of a host array on several contexts at once. Each
- * context gets a part in proportion to its measured read bandwidth; its
+ * context gets a part in proportion to its measured bandwidth reading host
+ * memory; its
  * part's chunks (at most its device's largest buffer each) are uploaded,
  * reduced to partials and read back without waiting, so that every device
  * works at the same time with no thread of clfold's; then the host waits
@@ -15,7 +16,14 @@
 #include "partial.h"
 #include "path.h"
 
-/* The bandwidth probe: 32 MiB of uint32, reduced once to warm up and once timed. */
+/*
+ * The bandwidth probe: 32 MiB of uint32 in host memory, reduced from there
+ * once to warm up and once timed. A host array's part costs a device what
+ * reading host memory costs it: through PCIe for a GPU (the copy, then a
+ * read of its own memory that takes a hundredth of that), directly for a
+ * CPU. A probe of the device's own memory would credit a GPU with its HBM's
+ * bandwidth and give it nearly every part, however slow its copy.
+ */
 #define PROBE_BYTES ((size_t)32 << 20)
 
 static double seconds_now(void)
@@ -25,34 +33,31 @@ static double seconds_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The context's read bandwidth, measured at its first call and kept. */
+/* The context's bandwidth reading host memory, measured at its first call and kept. */
 static clfold_status read_bandwidth(clfold_context *ctx, double *bandwidth)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    const cl_uint zero = 0;
     uint64_t sum = 0;
-    cl_int err;
-    cl_mem probe = NULL;
     clfold_run_info kept = ctx->last_run;
     bool had_run = ctx->has_last_run;
+    uint32_t *probe = NULL;
     if (ctx->read_bandwidth > 0) {
         *bandwidth = ctx->read_bandwidth;
         return CLFOLD_SUCCESS;
     }
-    probe = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, PROBE_BYTES, NULL, &err);
-    CHECK_CL(err, "clCreateBuffer (bandwidth probe)");
-    CHECK_CL(clEnqueueFillBuffer(ctx->queue, probe, &zero, sizeof zero, 0, PROBE_BYTES, 0, NULL,
-                                 NULL),
-             "clEnqueueFillBuffer (bandwidth probe)");
-    CHECK(clfold_reduce_buffer(ctx, probe, 0, PROBE_BYTES / 4, CLFOLD_UINT32, CLFOLD_SUM, &sum));
+    /* Written, not calloc'ed: untouched pages would all map the zero page. */
+    probe = malloc(PROBE_BYTES);
+    if (probe == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the bandwidth probe");
+    memset(probe, 1, PROBE_BYTES);
+    CHECK(clfold_reduce_host(ctx, probe, PROBE_BYTES / 4, CLFOLD_UINT32, CLFOLD_SUM, &sum));
     double start = seconds_now();
-    CHECK(clfold_reduce_buffer(ctx, probe, 0, PROBE_BYTES / 4, CLFOLD_UINT32, CLFOLD_SUM, &sum));
+    CHECK(clfold_reduce_host(ctx, probe, PROBE_BYTES / 4, CLFOLD_UINT32, CLFOLD_SUM, &sum));
     double elapsed = seconds_now() - start;
     ctx->read_bandwidth = (double)PROBE_BYTES / (elapsed > 1e-9 ? elapsed : 1e-9);
     *bandwidth = ctx->read_bandwidth;
 cleanup:
-    if (probe != NULL)
-        clReleaseMemObject(probe);
+    free(probe);
     ctx->last_run = kept; /* the probe is not the caller's reduction */
     ctx->has_last_run = had_run;
     return status;
