@@ -11,6 +11,9 @@
  *              33 ints included)
  *   agree      clfold_mpi_agree alone: the agreement's share of that
  *   whole      clfold_mpi_reduce_host: all of the above, as a user calls it
+ *   merge      one clfold_partial_merge on the host, what MPI's operation
+ *              does at each step of its reduction tree (microseconds, the
+ *              mean of 100000)
  *
  * for the default and the exact accuracy. Rank 0 prints one line per
  * accuracy; times are the slowest rank's, as a collective ends with it.
@@ -88,9 +91,9 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("# %d ranks, %zu floats a rank (%.1f MiB), partial %d bytes, rank 0 on %s\n"
                "# ms, the slowest rank's, best / median of %d rounds\n"
-               "%-9s %-16s %-16s %-16s %-16s\n", ranks, n, (double)n * 4 / 1048576.0,
+               "%-9s %-16s %-16s %-16s %-16s %s\n", ranks, n, (double)n * 4 / 1048576.0,
                CLFOLD_PARTIAL_BYTES, device, rounds, "accuracy", "local", "allreduce", "agree",
-               "whole");
+               "whole", "merge");
     const clfold_accuracy accuracies[] = {CLFOLD_ACCURACY_DEFAULT, CLFOLD_ACCURACY_EXACT};
     for (int a = 0; a < 2 && rc == 0; a++) {
         clfold_partial made; /* the allreduce's operand, made once */
@@ -113,6 +116,11 @@ int main(int argc, char **argv)
             summarise(times, rounds, &best, &median);
             used += snprintf(line + used, sizeof line - (size_t)used, " %7.4f / %-7.4f", best, median);
         }
+        clfold_partial into = made;
+        double start = MPI_Wtime();
+        for (int k = 0; k < 100000; k++)
+            clfold_partial_merge(&into, &made);
+        snprintf(line + used, sizeof line - (size_t)used, " %7.3f us", (MPI_Wtime() - start) * 10.0);
         if (rank == 0)
             printf("%s\n", line);
     }

@@ -305,19 +305,30 @@ cleanup:
  * 16-byte loads from it), which memory wrapped in place need not: POCL
  * crashed on the GPU shape's loads from a float array 4 bytes off. So such
  * a chunk is copied.
+ *
+ * A copy is a plain buffer and a blocking write into it, not
+ * CL_MEM_COPY_HOST_PTR, which NVIDIA's driver moves 5 to 9 times slower:
+ * 1.3 against 7 to 9 GB/s for 1 GiB of pageable memory on an H200,
+ * 1.6 against 13.5 GB/s for 32 MiB (bench/upload_probe.c).
  */
 clfold_status host_input_buffer(clfold_context *ctx, const void *data, size_t bytes,
                                 cl_mem *buffer)
 {
     clfold_status status = CLFOLD_SUCCESS;
     size_t alignment = ctx->caps.base_align_bytes < 16 ? ctx->caps.base_align_bytes : 16;
-    bool aligned = (uintptr_t)data % alignment == 0;
-    cl_mem_flags flags = CL_MEM_READ_ONLY | (ctx->caps.is_cpu && aligned ? CL_MEM_USE_HOST_PTR
-                                                                         : CL_MEM_COPY_HOST_PTR);
+    bool wrap = ctx->caps.is_cpu && (uintptr_t)data % alignment == 0;
     cl_int err;
-    *buffer = clCreateBuffer(ctx->cl, flags, bytes, (void *)data, &err);
+    *buffer = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : 0), bytes,
+                             wrap ? (void *)data : NULL, &err);
     CHECK_CL(err, "clCreateBuffer (input)");
+    if (!wrap)
+        CHECK_CL(clEnqueueWriteBuffer(ctx->queue, *buffer, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
+                 "clEnqueueWriteBuffer (input)");
 cleanup:
+    if (status != CLFOLD_SUCCESS && *buffer != NULL) {
+        clReleaseMemObject(*buffer);
+        *buffer = NULL;
+    }
     return status;
 }
 
