@@ -163,11 +163,12 @@ static int emit(const struct cli_args *args, const struct rank_state *state,
 /* -v: each rank's part and device, one line each on stderr. */
 static void say_what_ran(const struct rank_state *state)
 {
-    char name[256] = "";
+    char name[256] = "", index[16] = "";
     clGetDeviceInfo(clfold_device(state->ctx), CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-    fprintf(stderr, "clfold: rank %d of %d: elements %zu..%zu of %zu on %s\n", state->rank,
+    cli_device_index_of(clfold_device(state->ctx), index, sizeof index);
+    fprintf(stderr, "clfold: rank %d of %d: elements %zu..%zu of %zu on %s (%s)\n", state->rank,
             state->ranks, state->part.first, state->part.first + state->part.count,
-            state->part.whole.count, name);
+            state->part.whole.count, index, name);
 }
 
 /* The ranks' steps in order; every rank takes every collective one. */
