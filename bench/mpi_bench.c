@@ -1,5 +1,5 @@
 /*
- * mpi_bench.c: where the time of an MPI reduction goes (docs/partials.md's
+ * mpi_bench.c: where the time of an MPI reduction goes (docs/mpi.md's
  * scale model takes its numbers from here). Run under mpiexec; each rank
  * holds N floats of its own in host memory and times, best and median of
  * the rounds, every rank starting each round together (MPI_Barrier):
@@ -105,13 +105,18 @@ int main(int argc, char **argv)
         for (int step = 0; step < STEPS && rc == 0; step++) {
             if (!run_step((enum step)step, mpi, ctx, data, n, &made)) /* warm-up: builds, first touches */
                 rc = 1;
+            /* A failure on any rank stops every rank at the same round. */
+            MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
             for (int r = 0; r < rounds && rc == 0; r++) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 double start = MPI_Wtime();
                 if (!run_step((enum step)step, mpi, ctx, data, n, &made))
                     rc = 1;
                 times[r] = MPI_Wtime() - start;
+                MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
             }
+            if (rc != 0)
+                break;
             double best = 0, median = 0;
             summarise(times, rounds, &best, &median);
             used += snprintf(line + used, sizeof line - (size_t)used, " %7.4f / %-7.4f", best, median);

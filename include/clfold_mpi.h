@@ -7,7 +7,9 @@
  * device, to a partial (clfold.h); the partials then combine with one
  * MPI_Allreduce over a committed datatype of CLFOLD_PARTIAL_BYTES and a
  * commutative user operation (clfold_partial_merge), and every rank gets the
- * whole array's result. The whole array is the ranks' parts in rank order:
+ * whole array's result, every rank the same bits (where merging rounds, a
+ * reduction to rank 0 and a broadcast, so that no rank merges in another
+ * order). The whole array is the ranks' parts in rank order:
  * an argmin's or argmax's index counts from rank 0's first element.
  *
  * What merging guarantees holds whatever order MPI merges in: exact float
@@ -54,11 +56,19 @@ typedef struct clfold_mpi clfold_mpi;
 /*
  * Collective over `comm`: duplicates it (the library's messages never mix
  * with the caller's), commits the partial's datatype and creates the merge
- * operation. On failure *out is NULL and clfold_mpi_last_error(NULL) says why.
+ * operation, then the ranks agree that each made its handle. On failure
+ * *out is NULL and clfold_mpi_last_error(NULL) says why. Its checks of its
+ * own arguments (a NULL `out`, MPI_COMM_NULL, MPI not initialised) fail on
+ * that rank alone, before the duplicate: as with any collective called
+ * wrongly, the other ranks then wait.
  */
 CLFOLD_MPI_API clfold_status clfold_mpi_create(clfold_mpi **out, MPI_Comm comm);
 
-/* Collective; frees what create made. Before MPI_Finalize. Accepts NULL. */
+/*
+ * Collective; frees what create made. Before MPI_Finalize (after it, only
+ * the memory is freed). Accepts NULL. MPI's own errors in freeing are not
+ * reported: destroy returns nothing.
+ */
 CLFOLD_MPI_API void clfold_mpi_destroy(clfold_mpi *mpi);
 
 /*

@@ -2,24 +2,27 @@
 """test_cli_mpi.py MPIEXEC CLFOLD: `mpiexec -n K clfold reduce --mpi FILE`,
 judged by NumPy, for K = 1..4.
 
-  - exact float and double sums: the bits of math.fsum's correctly rounded
-    sum, the same for every K (and as one process without --mpi gives);
+  - exact float and double sums: the bits of the correctly rounded sum (an
+    exact Fraction rounded once to float32; math.fsum for doubles), the same
+    for every K and as one process without --mpi gives;
     float sums within the default bound; integer sums exactly (int64,
     wrapping as NumPy's); min, max with NaN; argmax and argmin (ties across
     the ranks' slices, a NaN), NumPy's index; big-endian and Fortran-order
     files; fewer elements than ranks; -O writes rank 0's 0-d file.
-  - rank 0 alone prints: one line on stdout whatever K.
+  - rank 0 alone prints: one line on stdout whatever K; a job that mixes
+    -d local-rank with another -d runs.
   - failures reach every rank and end in bounded time (a timeout here is a
     failure): a missing file on one rank, a device that does not exist on
     one rank, another dtype or operator or accuracy on one rank, an
     operator that does not apply, an argmin of an empty file, an argmax
-    of a Fortran-order matrix: exit status 2, and rank 0's one line that
-    names the failing rank and why.
+    of a Fortran-order matrix, an -O that cannot be written: exit status 2,
+    and rank 0's one line that names the failing rank and why.
   - usage: --mpi with --axis, -d local-rank without --mpi: exit 2.
 Exits 1 on any failure, or if nothing was checked.
 """
 import math
 import os
+from fractions import Fraction
 import subprocess
 import sys
 import tempfile
@@ -77,6 +80,16 @@ def expect_value(args, want, what, ranks_list=(1, 2, 3, 4), close=None):
               (what, ranks, code, out, want, err.strip()[:300]))
 
 
+def round_to_float32(exact):
+    """The float32 nearest the Fraction `exact`, ties to even: one rounding, never two."""
+    guess = np.float32(float(exact))
+    candidates = [np.nextafter(guess, np.float32(-np.inf)), guess, np.nextafter(guess, np.float32(np.inf))]
+    def key(c):
+        even = int(np.array(c).view(np.uint32)) & 1
+        return (abs(Fraction(float(c)) - exact), even)
+    return min((c for c in candidates if np.isfinite(c)), key=key)
+
+
 def fmt(value, dtype):
     """The runner's text of a value: integers in decimal, floats to round-trip."""
     if np.dtype(dtype).kind in "iu":
@@ -89,8 +102,16 @@ def test_results():
     f = rng.standard_normal(100003).astype(np.float32)
     f[[7, 50001, 99990]] = [3e7, -3e7, 2.5e-3]
     p = path("f.npy", f)
-    exact = np.float32(math.fsum(f.astype(np.float64)))
+    exact = round_to_float32(sum(Fraction(float(x)) for x in f))
     expect_value(["--accuracy", "exact", p], fmt(exact, np.float32), "exact float sum")
+    alone = subprocess.run([CLFOLD, "reduce", "--accuracy", "exact", p], capture_output=True,
+                           text=True, timeout=TIMEOUT)
+    check(alone.returncode == 0 and alone.stdout.strip() == fmt(exact, np.float32),
+          "exact float sum without --mpi: %r, want %s" % (alone.stdout, fmt(exact, np.float32)))
+    code, out, err = mpirun((1, ["-d", "local-rank", "--accuracy", "exact", p]),
+                            (2, ["-d", "0:0", "--accuracy", "exact", p]))
+    check(code == 0 and out.strip() == fmt(exact, np.float32),
+          "-d local-rank beside -d 0:0: exit %s, %r; stderr %s" % (code, out, err.strip()[:300]))
     d = rng.standard_normal(65537) * 10.0 ** rng.integers(-20, 20, 65537)
     pd = path("d.npy", d.astype(">f8"))
     expect_value(["--accuracy", "exact", pd], fmt(math.fsum(d), np.float64),
@@ -154,6 +175,8 @@ def test_failures():
                    "xor of floats")
     expect_failure([(2, ["-o", "argmin", path("empty.npy", np.zeros(0, np.float32))])],
                    ["argmin of no element"], "argmin of an empty file")
+    expect_failure([(2, ["-O", os.path.join(WORK, "no", "such", "dir.npy"), f])],
+                   ["dir.npy"], "an -O that cannot be written")
     fo = path("fo2.npy", np.asfortranarray(np.zeros((30, 7), np.float32)))
     expect_failure([(2, ["-o", "argmax", fo])], ["rank 0:", "C order"],
                    "argmax of a Fortran-order matrix")

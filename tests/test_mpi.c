@@ -160,27 +160,36 @@ static void check_set(clfold_mpi *mpi, clfold_context *ctx, const struct data_se
     }
 }
 
+/* Whether `mine` holds on every rank: what decides whether a rank takes part in a collective. */
+static bool on_every_rank(bool mine)
+{
+    int here = mine, everywhere = 0;
+    MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return everywhere != 0;
+}
+
 static void test_results(clfold_mpi *mpi, clfold_context *ctx)
 {
-    bool fp64 = test_device_has_fp64(clfold_device(ctx));
+    bool fp64 = on_every_rank(test_device_has_fp64(clfold_device(ctx)));
     for (size_t s = 0; s < SETS; s++) {
         const struct data_set *set = &sets[s];
         if (set->type == CLFOLD_DOUBLE && !fp64)
-            continue; /* every rank's device alike: all skip it */
+            continue; /* a rank's device without doubles: every rank skips them */
         test_rng rng = {0x5eed + s};
         size_t bytes = N * clfold_type_size(set->type);
         void *data = malloc(bytes);
         cl_int err = CL_SUCCESS;
         cl_mem buffer = NULL;
         EXPECT(data != NULL, "no memory for %s", set->name);
-        if (data == NULL)
-            continue;
-        make_whole(set, data, &rng);
-        buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                bytes, data, &err);
-        EXPECT(err == CL_SUCCESS, "a buffer for %s: %d", set->name, err);
+        if (data != NULL) {
+            make_whole(set, data, &rng);
+            buffer = clCreateBuffer(clfold_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                    bytes, data, &err);
+            EXPECT(err == CL_SUCCESS, "a buffer for %s: %d", set->name, err);
+        }
         EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, set->accuracy), CLFOLD_SUCCESS);
-        for (int split = 0; split < SPLITS && err == CL_SUCCESS; split++)
+        bool ready = on_every_rank(data != NULL && err == CL_SUCCESS);
+        for (int split = 0; split < SPLITS && ready; split++)
             check_set(mpi, ctx, set, data, buffer, (enum split)split);
         if (buffer != NULL)
             clReleaseMemObject(buffer);

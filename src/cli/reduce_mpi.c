@@ -66,21 +66,31 @@ static int node_gpus(char (*selectors)[16], int cap)
 }
 
 /*
- * -d local-rank: the node's GPU at this rank's node-local rank, modulo the
- * node's GPUs; with no GPU, the default device. Other selectors as -d's.
- * Collective (MPI_Comm_split_type), so every rank calls it.
+ * This rank's rank among the ranks of its node. Collective
+ * (MPI_Comm_split_type): every rank calls it, whatever its -d, so that a
+ * job mixing -d local-rank with other selectors leaves none waiting.
  */
-static const char *rank_selector(const struct cli_args *args, char *buf, size_t cap)
+static int node_local_rank(void)
 {
-    if (args->device == NULL || strcmp(args->device, "local-rank") != 0)
-        return args->device;
     MPI_Comm node = MPI_COMM_NULL;
     int local = 0;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
         MPI_SUCCESS) {
-        MPI_Comm_rank(node, &local);
+        if (MPI_Comm_rank(node, &local) != MPI_SUCCESS)
+            local = 0;
         MPI_Comm_free(&node);
     }
+    return local;
+}
+
+/*
+ * -d local-rank: the node's GPU at this rank's node-local rank, modulo the
+ * node's GPUs; with no GPU, the default device. Other selectors as -d's.
+ */
+static const char *rank_selector(const struct cli_args *args, int local, char *buf, size_t cap)
+{
+    if (args->device == NULL || strcmp(args->device, "local-rank") != 0)
+        return args->device;
     char gpus[64][16];
     int n = node_gpus(gpus, 64);
     if (n == 0)
@@ -175,7 +185,7 @@ static void say_what_ran(const struct rank_state *state)
 static int reduce_ranks(const struct cli_args *args, clfold_mpi *mpi, struct rank_state *state)
 {
     char selector[16];
-    const char *chosen = rank_selector(args, selector, sizeof selector);
+    const char *chosen = rank_selector(args, node_local_rank(), selector, sizeof selector);
     cli_capture_errors(state->message, sizeof state->message);
     int mine = prepare(args, chosen, state);
     cli_capture_errors(NULL, 0);
@@ -199,7 +209,15 @@ static int reduce_ranks(const struct cli_args *args, clfold_mpi *mpi, struct ran
     }
     if (args->verbose)
         say_what_ran(state);
-    return state->rank == 0 ? emit(args, state, &result) : EXIT_OK;
+    /* Rank 0's output may fail too (an unwritable -O): every rank exits as it does. */
+    cli_capture_errors(state->message, sizeof state->message);
+    int emitted = state->rank == 0 ? emit(args, state, &result) : EXIT_OK;
+    cli_capture_errors(NULL, 0);
+    agreed = clfold_mpi_agree(mpi, emitted == EXIT_OK ? CLFOLD_SUCCESS : status_for_exit(emitted),
+                              state->message);
+    if (agreed != CLFOLD_SUCCESS && state->rank == 0)
+        cli_error("%s", state->message);
+    return exit_status_of(agreed);
 }
 
 int command_reduce_mpi(const struct cli_args *args)

@@ -8,11 +8,10 @@
  * header's 16 bytes as itself and negated, whose minima are each byte's
  * least and greatest value over the ranks. Only when something is wrong do
  * more messages follow: the failing rank's status and words, broadcast, or
- * every rank's header, gathered to name two ranks that differ.
+ * the headers of rank 0 and of the first rank that differs from it.
  */
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -61,33 +60,41 @@ static clfold_status spread_failure(clfold_mpi *mpi, int failed, clfold_status s
     return (clfold_status)f.status;
 }
 
-/* The ranks reduce different things: names the first rank that differs from rank 0. */
+/*
+ * The ranks reduce different things: names the first rank whose header
+ * differs from rank 0's. Three small collectives and no heap, so that no
+ * rank can fail its way out while the others wait: rank 0's header to all,
+ * the least rank that differs, and that rank's header to all.
+ */
 static clfold_status name_disagreement(clfold_mpi *mpi, const clfold_partial *partial)
 {
-    unsigned char *all = malloc((size_t)mpi->size * HEADER);
-    if (all == NULL)
-        return mpi_fail(mpi, CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "out of host memory naming the ranks");
-    clfold_status status = mpi_check(mpi, MPI_Allgather(partial->bytes, HEADER, MPI_BYTE, all, HEADER,
-                                                        MPI_BYTE, mpi->comm),
-                                     "MPI_Allgather of the partials' headers");
-    int other = 1;
-    while (other < mpi->size && memcmp(all, all + (size_t)other * HEADER, HEADER) == 0)
-        other++;
-    if (status == CLFOLD_SUCCESS) {
-        char first[64], second[64];
-        describe(all, first, sizeof first);
-        describe(all + (size_t)(other < mpi->size ? other : 0) * HEADER, second, sizeof second);
-        if (strcmp(first, second) != 0)
-            status = mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
-                              "the ranks reduce different things: %s on rank 0, %s on rank %d",
-                              first, second, other);
-        else
-            status = mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
-                              "ranks 0 and %d make partials of different layouts (clfold versions?)",
-                              other);
-    }
-    free(all);
-    return status;
+    unsigned char first[HEADER], second[HEADER];
+    memcpy(first, partial->bytes, HEADER);
+    clfold_status status = mpi_check(mpi, MPI_Bcast(first, HEADER, MPI_BYTE, 0, mpi->comm),
+                                     "MPI_Bcast of rank 0's header");
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    int mine = memcmp(first, partial->bytes, HEADER) != 0 ? mpi->rank : mpi->size, other = 0;
+    status = mpi_check(mpi, MPI_Allreduce(&mine, &other, 1, MPI_INT, MPI_MIN, mpi->comm),
+                       "MPI_Allreduce of the ranks that differ");
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    if (other >= mpi->size) /* the agreement saw a difference that is not there */
+        return mpi_fail(mpi, CLFOLD_ERROR_MPI, "the ranks' headers differed, then did not");
+    memcpy(second, partial->bytes, HEADER);
+    status = mpi_check(mpi, MPI_Bcast(second, HEADER, MPI_BYTE, other, mpi->comm),
+                       "MPI_Bcast of a differing rank's header");
+    if (status != CLFOLD_SUCCESS)
+        return status;
+    char said[2][64];
+    describe(first, said[0], sizeof said[0]);
+    describe(second, said[1], sizeof said[1]);
+    if (strcmp(said[0], said[1]) != 0)
+        return mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
+                        "the ranks reduce different things: %s on rank 0, %s on rank %d", said[0],
+                        said[1], other);
+    return mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
+                    "ranks 0 and %d make partials of different layouts (clfold versions?)", other);
 }
 
 clfold_status mpi_agree_on(clfold_mpi *mpi, clfold_status status, const char *message,

@@ -101,6 +101,21 @@ clfold_status clfold_mpi_create(clfold_mpi **out, MPI_Comm comm)
     CHECK_MPI(MPI_Type_commit(&mpi->partial));
     CHECK_MPI(MPI_Op_create(merge_partials, 1 /* commutative */, &mpi->merge));
 cleanup:
+    /*
+     * Every rank that has the duplicate learns whether all ranks made
+     * theirs: a rank whose datatype or operation failed would otherwise
+     * free its duplicate (a collective) while the others went on.
+     */
+    if (mpi->comm != MPI_COMM_NULL) {
+        int made = status == CLFOLD_SUCCESS, all_made = 0;
+        clfold_status agreed = mpi_check(mpi, MPI_Allreduce(&made, &all_made, 1, MPI_INT, MPI_MIN,
+                                                            mpi->comm),
+                                         "MPI_Allreduce of the ranks' handles");
+        if (status == CLFOLD_SUCCESS && agreed == CLFOLD_SUCCESS && !all_made)
+            status = mpi_fail(mpi, CLFOLD_ERROR_MPI, "another rank could not make its handle");
+        else if (status == CLFOLD_SUCCESS)
+            status = agreed;
+    }
     if (status != CLFOLD_SUCCESS) {
         memcpy(create_error, mpi->message, sizeof create_error);
         clfold_mpi_destroy(mpi);

@@ -32,6 +32,45 @@ static clfold_status first_element(clfold_mpi *mpi, uint64_t count, uint64_t *fi
 }
 
 /*
+ * Whether merging `partial`'s kind gives the same bits in any order: exact
+ * sums, integers, min, max, the bitwise operators, argmin and argmax. The
+ * others (default, compensated and fp64 float sums, float products) round
+ * at each merge. Header bytes 6, 7 and 10 of the layout (partial.c).
+ */
+static bool merges_exactly(const clfold_partial *partial)
+{
+    clfold_type type = (clfold_type)partial->bytes[6];
+    clfold_op op = (clfold_op)partial->bytes[7];
+    bool exact_state = partial->bytes[10] & 2;
+    bool is_float = type == CLFOLD_HALF || type == CLFOLD_FLOAT || type == CLFOLD_DOUBLE;
+    return exact_state || !is_float || (op != CLFOLD_SUM && op != CLFOLD_PROD);
+}
+
+/*
+ * Every rank's partial merged into every rank's. Where merging rounds, an
+ * MPI_Allreduce may merge in another order on each rank and leave ranks
+ * with different bits; a reduction to rank 0 and a broadcast of its
+ * partial leave every rank the same one.
+ */
+static clfold_status merge_everywhere(clfold_mpi *mpi, clfold_partial *partial)
+{
+    if (merges_exactly(partial))
+        return mpi_check(mpi, MPI_Allreduce(MPI_IN_PLACE, partial, 1, mpi->partial, mpi->merge,
+                                            mpi->comm),
+                         "MPI_Allreduce of the partials");
+    clfold_partial merged = *partial;
+    clfold_status status = mpi_check(mpi, MPI_Reduce(partial, &merged, 1, mpi->partial, mpi->merge,
+                                                     0, mpi->comm),
+                                     "MPI_Reduce of the partials");
+    if (status != CLFOLD_SUCCESS)
+        merged.bytes[0] = 0; /* still in the broadcast: every rank then fails its finish */
+    clfold_status sent = mpi_check(mpi, MPI_Bcast(&merged, 1, mpi->partial, 0, mpi->comm),
+                                   "MPI_Bcast of the merged partial");
+    *partial = merged;
+    return status != CLFOLD_SUCCESS ? status : sent;
+}
+
+/*
  * All ranks' partials merged into every rank's, then finished into `result`
  * (NULL: left a partial). Past the agreement every rank takes the same
  * steps, so none can be left waiting: a step that fails on one rank only
@@ -43,18 +82,16 @@ static clfold_status combine(clfold_mpi *mpi, clfold_status local, const char *w
     clfold_status status = mpi_agree_on(mpi, local, why, partial);
     if (status != CLFOLD_SUCCESS)
         return status;
+    clfold_status failed = CLFOLD_SUCCESS; /* an MPI step that failed here, maybe here alone */
     if (op_is_arg(op)) {
         uint64_t first = 0;
-        status = first_element(mpi, count, &first);
-        if (status != CLFOLD_SUCCESS)
-            return status;
-        if (clfold_partial_rebase(partial, first) != CLFOLD_SUCCESS)
+        failed = first_element(mpi, count, &first);
+        if (failed != CLFOLD_SUCCESS || clfold_partial_rebase(partial, first) != CLFOLD_SUCCESS)
             partial->bytes[0] = 0;
     }
-    status = mpi_check(mpi, MPI_Allreduce(MPI_IN_PLACE, partial, 1, mpi->partial, mpi->merge, mpi->comm),
-                       "MPI_Allreduce of the partials");
-    if (status != CLFOLD_SUCCESS)
-        return status;
+    status = merge_everywhere(mpi, partial);
+    if (failed != CLFOLD_SUCCESS || status != CLFOLD_SUCCESS)
+        return failed != CLFOLD_SUCCESS ? failed : status;
     if (!is_partial(partial))
         return mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
                         "the merged partial is spoiled: some rank's was not a partial");
