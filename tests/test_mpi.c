@@ -9,9 +9,10 @@
  *                         K), integers, min, max and xor reference_reduce's,
  *                         argmin and argmax the index into the whole (ties
  *                         across the parts' borders, NaN), default float
- *                         sums within their bound. Three splits (even,
- *                         uneven with empty parts, all on one rank), from
- *                         host memory and from ranges of a buffer.
+ *                         sums within their bound; every rank the same
+ *                         bits. Three splits (even, uneven with empty
+ *                         parts, all on one rank), from host memory and
+ *                         from ranges of a buffer.
  *   test_mpi --failures   Every failure reaches every rank, in bounded time
  *                         (ctest's timeout): a rank's bad type, a rank that
  *                         reduces another operator or accuracy, a rank's own
@@ -157,6 +158,11 @@ static void check_set(clfold_mpi *mpi, clfold_context *ctx, const struct data_se
             EXPECT(right(set, data, &got), "%s, %s split, %s, %d ranks: got %#llx, not the whole's",
                    set->name, split_names[split], from_buffer ? "buffer" : "host", ranks,
                    (unsigned long long)got.u64);
+        /* Every rank the same bits, also where merges round. */
+        uint64_t bits[2] = {got.u64, ~got.u64}, most[2];
+        MPI_Allreduce(bits, most, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        EXPECT(most[0] == ~most[1], "%s, %s split: the ranks got different bits (%#llx here)",
+               set->name, split_names[split], (unsigned long long)got.u64);
     }
 }
 
