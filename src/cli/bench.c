@@ -300,7 +300,7 @@ static int select_devices(const char *text, struct bench_run *run)
     if (text == NULL)
         return add_device(run, "", 0) == 0 ? EXIT_OK : EXIT_CHECK_FAILED;
     if (strcasecmp(text, "all") == 0) {
-        int count = cli_device_indices(indices, BENCH_MAX_DEVICES);
+        int count = cli_device_indices(indices, BENCH_MAX_DEVICES, CL_DEVICE_TYPE_ALL);
         for (int i = 0; i < count; i++)
             if (add_device(run, indices[i], strlen(indices[i])) != 0)
                 return EXIT_CHECK_FAILED;

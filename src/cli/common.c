@@ -81,7 +81,7 @@ int report_failure(const clfold_context *ctx, clfold_status status, const char *
     return exit_status;
 }
 
-int cli_device_indices(char (*indices)[16], size_t cap)
+int cli_device_indices(char (*indices)[16], size_t cap, cl_device_type type)
 {
     cl_platform_id platforms[16];
     cl_uint n_platforms = 0;
@@ -89,11 +89,17 @@ int cli_device_indices(char (*indices)[16], size_t cap)
     if (clGetPlatformIDs(16, platforms, &n_platforms) != CL_SUCCESS)
         return 0;
     for (cl_uint p = 0; p < n_platforms && p < 16; p++) {
+        cl_device_id devices[64];
         cl_uint n_devices = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n_devices) != CL_SUCCESS)
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devices, &n_devices) != CL_SUCCESS)
             continue;
-        for (cl_uint d = 0; d < n_devices && count < cap; d++)
-            snprintf(indices[count++], sizeof indices[0], "%u:%u", p, d);
+        for (cl_uint d = 0; d < n_devices && d < 64 && count < cap; d++) {
+            cl_device_type its = 0;
+            if (type == CL_DEVICE_TYPE_ALL ||
+                (clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof its, &its, NULL) == CL_SUCCESS &&
+                 (its & type)))
+                snprintf(indices[count++], sizeof indices[0], "%u:%u", p, d);
+        }
     }
     return (int)count;
 }

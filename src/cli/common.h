@@ -53,8 +53,11 @@ int report_failure(const clfold_context *ctx, clfold_status status, const char *
 int describe_failure(const clfold_context *ctx, clfold_status status, const char *doing, char *buf,
                      size_t cap);
 
-/* Every device's "P:D", as `clfold devices` numbers them; how many were written. */
-int cli_device_indices(char (*indices)[16], size_t cap);
+/*
+ * The "P:D" of every device of `type` (CL_DEVICE_TYPE_ALL: every device),
+ * as `clfold devices` numbers them; how many were written.
+ */
+int cli_device_indices(char (*indices)[16], size_t cap, cl_device_type type);
 
 /* The "P:D" of `device`; "" where it is not listed. */
 void cli_device_index_of(cl_device_id device, char *buf, size_t cap);

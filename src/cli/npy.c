@@ -654,31 +654,54 @@ cleanup:
     return rc;
 }
 
+/* An open .npy file whose preamble and header are read. */
+struct opened {
+    struct source src;
+    struct preamble pre;
+    struct layout lay;
+    char *header; /* the header's text, malloc'ed */
+};
+
+/*
+ * Opens `path` and reads its preamble and header into *f: what reading a
+ * whole file and reading a part share. close_npy(f) afterwards, on failure
+ * too.
+ */
+static int open_npy(const char *path, const struct report *report, struct opened *f)
+{
+    memset(f, 0, sizeof *f);
+    f->src.file = fopen(path, "rb");
+    if (f->src.file == NULL)
+        return fail(report, "cannot open: %s", strerror(errno));
+    find_size(&f->src);
+    if (read_preamble(&f->src, report, &f->pre) != 0 ||
+        read_header(&f->src, report, &f->pre, &f->header) != 0 ||
+        parse_header(f->header, f->pre.header_len, report, &f->lay) != 0)
+        return -1;
+    return 0;
+}
+
+static void close_npy(struct opened *f)
+{
+    free(f->header);
+    if (f->src.file != NULL)
+        fclose(f->src.file);
+}
+
 int npy_read_file(const char *path, struct npy_array *out, char *err, size_t err_cap)
 {
     int rc = -1;
     const struct report whom = {path != NULL ? path : "(null)", err, err_cap};
     const struct report *report = &whom;
-    struct source src = {NULL, false, 0};
-    struct preamble pre = {0}; /* gcc -O3 cannot see that check_version sets it first */
-    struct layout lay = {0};
-    char *header = NULL;
+    struct opened f = {{NULL, false, 0}, {0}, {0}, NULL};
 
     if (path == NULL || out == NULL)
         FAIL("npy_read_file: NULL path or output array");
     clear(out);
-    src.file = fopen(path, "rb");
-    if (src.file == NULL)
-        FAIL("cannot open: %s", strerror(errno));
-    find_size(&src);
-    if (read_preamble(&src, report, &pre) != 0 || read_header(&src, report, &pre, &header) != 0 ||
-        parse_header(header, pre.header_len, report, &lay) != 0)
-        goto cleanup;
-    rc = read_data(&src, report, pre.header_offset + pre.header_len, &lay, out);
+    if (open_npy(path, report, &f) == 0)
+        rc = read_data(&f.src, report, f.pre.header_offset + f.pre.header_len, &f.lay, out);
 cleanup:
-    free(header);
-    if (src.file != NULL)
-        fclose(src.file);
+    close_npy(&f);
     return rc;
 }
 
@@ -697,10 +720,7 @@ int npy_read_part(const char *path, size_t part, size_t parts, struct npy_part *
     int rc = -1;
     const struct report whom = {path != NULL ? path : "(null)", err, err_cap};
     const struct report *report = &whom;
-    struct source src = {NULL, false, 0};
-    struct preamble pre = {0}; /* gcc -O3 cannot see that check_version sets it first */
-    struct layout lay = {0};
-    char *header = NULL;
+    struct opened f = {{NULL, false, 0}, {0}, {0}, NULL};
 
     if (out != NULL) {
         memset(out, 0, sizeof *out);
@@ -708,34 +728,29 @@ int npy_read_part(const char *path, size_t part, size_t parts, struct npy_part *
     }
     if (path == NULL || out == NULL || parts == 0 || part >= parts)
         FAIL("npy_read_part: NULL path or output, or part %zu of %zu", part, parts);
-    src.file = fopen(path, "rb");
-    if (src.file == NULL)
-        FAIL("cannot open: %s", strerror(errno));
-    find_size(&src);
-    if (read_preamble(&src, report, &pre) != 0 || read_header(&src, report, &pre, &header) != 0 ||
-        parse_header(header, pre.header_len, report, &lay) != 0)
+    if (open_npy(path, report, &f) != 0)
         goto cleanup;
-    size_t offset = pre.header_offset + pre.header_len;
-    if (!src.size_known)
+    size_t offset = f.pre.header_offset + f.pre.header_len;
+    if (!f.src.size_known)
         FAIL("not a regular file: each rank reads its own slice at an offset");
-    if (check_data_size(&lay, src.size - offset, report) != 0)
+    if (check_data_size(&f.lay, f.src.size - offset, report) != 0)
         goto cleanup;
-    size_t first = part_start(lay.count, part, parts);
-    size_t count = part_start(lay.count, part + 1, parts) - first;
-    size_t bytes = count * lay.item_size;
+    size_t first = part_start(f.lay.count, part, parts);
+    size_t count = part_start(f.lay.count, part + 1, parts) - first;
+    size_t bytes = count * f.lay.item_size;
     if (bytes > 0 && (out->data = malloc(bytes)) == NULL)
         FAIL("out of memory for %zu bytes of data", bytes);
-    if (fseeko(src.file, (off_t)(offset + first * lay.item_size), SEEK_SET) != 0)
+    if (fseeko(f.src.file, (off_t)(offset + first * f.lay.item_size), SEEK_SET) != 0)
         FAIL("cannot seek to element %zu: %s", first, strerror(errno));
     errno = 0;
-    if (read_fully(src.file, out->data, bytes) != bytes) {
-        if (read_error(src.file, report) == 0)
+    if (read_fully(f.src.file, out->data, bytes) != bytes) {
+        if (read_error(f.src.file, report) == 0)
             fail(report, "truncated while reading elements %zu..%zu", first, first + count);
         goto cleanup;
     }
-    if (lay.swapped)
-        swap_bytes(out->data, count, lay.item_size);
-    describe(&out->whole, &lay);
+    if (f.lay.swapped)
+        swap_bytes(out->data, count, f.lay.item_size);
+    describe(&out->whole, &f.lay);
     out->first = first;
     out->count = count;
     rc = 0;
@@ -744,9 +759,7 @@ cleanup:
         free(out->data);
         out->data = NULL;
     }
-    free(header);
-    if (src.file != NULL)
-        fclose(src.file);
+    close_npy(&f);
     return rc;
 }
 

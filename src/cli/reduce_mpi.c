@@ -42,29 +42,6 @@ struct rank_state {
     char message[400]; /* the first thing that went wrong, captured from cli_error */
 };
 
-/* The node's GPUs, in `clfold devices` order; how many were written. */
-static int node_gpus(char (*selectors)[16], int cap)
-{
-    cl_platform_id platforms[16];
-    cl_uint n_platforms = 0;
-    int count = 0;
-    if (clGetPlatformIDs(16, platforms, &n_platforms) != CL_SUCCESS)
-        return 0;
-    for (cl_uint p = 0; p < n_platforms && p < 16; p++) {
-        cl_device_id devices[64];
-        cl_uint n_devices = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devices, &n_devices) != CL_SUCCESS)
-            continue;
-        for (cl_uint d = 0; d < n_devices && d < 64 && count < cap; d++) {
-            cl_device_type type = 0;
-            if (clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-                (type & CL_DEVICE_TYPE_GPU))
-                snprintf(selectors[count++], sizeof selectors[0], "%u:%u", p, d);
-        }
-    }
-    return count;
-}
-
 /*
  * This rank's rank among the ranks of its node. Collective
  * (MPI_Comm_split_type): every rank calls it, whatever its -d, so that a
@@ -92,7 +69,7 @@ static const char *rank_selector(const struct cli_args *args, int local, char *b
     if (args->device == NULL || strcmp(args->device, "local-rank") != 0)
         return args->device;
     char gpus[64][16];
-    int n = node_gpus(gpus, 64);
+    int n = cli_device_indices(gpus, 64, CL_DEVICE_TYPE_GPU);
     if (n == 0)
         return NULL;
     snprintf(buf, cap, "%s", gpus[local % n]);

@@ -104,28 +104,40 @@ static clfold_status combine(clfold_mpi *mpi, clfold_status local, const char *w
     return CLFOLD_SUCCESS;
 }
 
-/* A rank's own step failed: its words for the others. */
-static const char *local_words(const clfold_context *ctx, clfold_status status)
+/*
+ * The start of a rank's reduction: the handle's record cleared, the partial
+ * zeroed (a failed part's is never read), and the arguments checked that
+ * this rank alone can check. A NULL handle fails before any collective.
+ */
+static clfold_status start(clfold_mpi *mpi, const clfold_context *ctx, const void *result,
+                           clfold_partial *partial)
 {
+    memset(partial, 0, sizeof *partial);
+    if (mpi == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    mpi_clear(mpi);
+    return ctx != NULL && result != NULL ? CLFOLD_SUCCESS : CLFOLD_ERROR_INVALID_ARGUMENT;
+}
+
+/* What this rank's own step said when it failed: words for the others. */
+static const char *local_words(const clfold_context *ctx, const void *result, clfold_status local)
+{
+    if (ctx == NULL || result == NULL)
+        return "the context or the result is NULL";
     const char *said = clfold_last_error(ctx);
-    return said[0] != '\0' ? said : clfold_status_string(status);
+    return said[0] != '\0' ? said : clfold_status_string(local);
 }
 
 clfold_status clfold_mpi_reduce_host(clfold_mpi *mpi, clfold_context *ctx, const void *data,
                                      size_t count, clfold_type type, clfold_op op, void *result)
 {
     clfold_partial partial;
-    clfold_status local = CLFOLD_ERROR_INVALID_ARGUMENT;
-    const char *why = "the context or the result is NULL";
+    clfold_status local = start(mpi, ctx, result, &partial);
     if (mpi == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    mpi_clear(mpi);
-    memset(&partial, 0, sizeof partial);
-    if (ctx != NULL && result != NULL) {
+        return local;
+    if (local == CLFOLD_SUCCESS)
         local = clfold_reduce_host_partial(ctx, data, count, type, op, &partial);
-        why = local_words(ctx, local);
-    }
-    return combine(mpi, local, why, count, op, &partial, result);
+    return combine(mpi, local, local_words(ctx, result, local), count, op, &partial, result);
 }
 
 clfold_status clfold_mpi_reduce_buffer(clfold_mpi *mpi, clfold_context *ctx, cl_mem buffer,
@@ -133,17 +145,12 @@ clfold_status clfold_mpi_reduce_buffer(clfold_mpi *mpi, clfold_context *ctx, cl_
                                        void *result)
 {
     clfold_partial partial;
-    clfold_status local = CLFOLD_ERROR_INVALID_ARGUMENT;
-    const char *why = "the context or the result is NULL";
+    clfold_status local = start(mpi, ctx, result, &partial);
     if (mpi == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    mpi_clear(mpi);
-    memset(&partial, 0, sizeof partial);
-    if (ctx != NULL && result != NULL) {
+        return local;
+    if (local == CLFOLD_SUCCESS)
         local = clfold_reduce_partial(ctx, buffer, offset, count, type, op, &partial);
-        why = local_words(ctx, local);
-    }
-    return combine(mpi, local, why, count, op, &partial, result);
+    return combine(mpi, local, local_words(ctx, result, local), count, op, &partial, result);
 }
 
 clfold_status clfold_mpi_allreduce_partial(clfold_mpi *mpi, clfold_partial *partial)
