@@ -2,7 +2,7 @@
  * reduce.c: the component's reductions. Each rank reduces its part to a
  * partial on its own context; then, on every rank alike, the agreement
  * (agree.c), an arg-reduction's index moved to count from the whole's
- * first element, one MPI_Allreduce of the partials, and the finish.
+ * first element, the partials merged (merge_everywhere), and the finish.
  */
 #include <stdint.h>
 #include <string.h>
@@ -94,7 +94,8 @@ static clfold_status combine(clfold_mpi *mpi, clfold_status local, const char *w
         return failed != CLFOLD_SUCCESS ? failed : status;
     if (!is_partial(partial))
         return mpi_fail(mpi, CLFOLD_ERROR_INVALID_ARGUMENT,
-                        "the merged partial is spoiled: some rank's was not a partial");
+                        "the merged partial is spoiled: a rank's partial was none, or a rank's "
+                        "step failed");
     if (result == NULL)
         return CLFOLD_SUCCESS;
     status = clfold_partial_finish(partial, result);

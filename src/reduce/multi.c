@@ -1,11 +1,10 @@
 /*
  * multi.c: one reduction of a host array on several contexts at once. Each
  * context gets a part in proportion to its measured bandwidth reading host
- * memory; its
- * part's chunks (at most its device's largest buffer each) are uploaded,
- * reduced to partials and read back without waiting, so that every device
- * works at the same time with no thread of clfold's; then the host waits
- * for them all and merges the partials (partial.c).
+ * memory; its part's chunks (at most its device's largest buffer each) are
+ * uploaded, reduced to partials and read back without waiting, so that
+ * every device works at the same time with no thread of clfold's; then the
+ * host waits for them all and merges the partials (partial.c).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
@@ -91,9 +90,8 @@ struct multi {
  * Where the parts may begin: addresses that are multiples of this many
  * bytes, so that a CPU's part is wrapped in place (host_input_buffer) and
  * not copied. A part that began 4 bytes off was copied: on an H100's host,
- * POCL's part of 1 GiB took the split 673 to 792 ms, where POCL alone wraps
- * the whole in 13 to 15 ms; aligned, the split took 12 to 17 ms
- * (bench/results/split-h100-host.txt).
+ * the split of 1 GiB with POCL took 673 to 792 ms so, and 14 to 17 ms with
+ * POCL's part wrapped (bench/results/split-h100-host.txt).
  */
 #define PART_ALIGNMENT 4096
 
