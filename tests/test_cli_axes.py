@@ -27,17 +27,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from checks import check, finish
+
 CLFOLD = sys.argv[1]
 WORK = tempfile.mkdtemp()
-checks = failures = 0
-
-
-def check(ok, what):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -355,8 +348,7 @@ def main():
         check(rc == 2 and printed == "" and len(lines) == 1 and lines[0].startswith("clfold: "),
               f"{name}: exit {rc}, stdout {printed!r}, stderr {err!r}")
 
-    print(f"test_cli_axes: {checks} checks, {failures} failed")
-    return 0 if failures == 0 and checks > 0 else 1
+    return finish("test_cli_axes")
 
 
 if __name__ == "__main__":

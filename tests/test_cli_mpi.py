@@ -29,20 +29,13 @@ import tempfile
 
 import numpy as np
 
+from checks import check, finish
+
 MPIEXEC, CLFOLD = sys.argv[1], sys.argv[2]
 WORK = tempfile.mkdtemp()
 TIMEOUT = 120
-checks = failures = 0
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
-
-
-def check(ok, what):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def path(name, array):
@@ -191,5 +184,4 @@ def test_failures():
 
 test_results()
 test_failures()
-print("test_cli_mpi: %d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures or not checks else 0)
+sys.exit(finish("test_cli_mpi"))

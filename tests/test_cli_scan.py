@@ -33,20 +33,13 @@ import tempfile
 
 import numpy as np
 
+from checks import check, finish
+
 CLFOLD = sys.argv[1]
 WORK = tempfile.mkdtemp()
 IN = os.path.join(WORK, "in.npy")
 OUT = os.path.join(WORK, "out.npy")
 INTEGERS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
-checks = failures = 0
-
-
-def check(ok, what):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -310,8 +303,7 @@ def main():
     check_kernels(rng)
     check_shapes(rng)
     check_refusals()
-    print(f"test_cli_scan: {checks} checks, {failures} failed")
-    return 0 if failures == 0 and checks > 0 else 1
+    return finish("test_cli_scan")
 
 
 if __name__ == "__main__":

@@ -503,14 +503,22 @@ static void expect_file_fail(const char *path, const char *needle, const char *l
         npy_free(&arr);
 }
 
-static void test_file(void)
+/* Makes the file named by the mkstemp template `path`, empty and closed; false if it cannot. */
+static bool make_temp(char *path)
 {
-    char path[] = "/tmp/test_npy_XXXXXX";
     int fd = mkstemp(path);
     EXPECT(fd >= 0, "mkstemp failed");
     if (fd < 0)
-        return;
+        return false;
     close(fd);
+    return true;
+}
+
+static void test_file(void)
+{
+    char path[] = "/tmp/test_npy_XXXXXX";
+    if (!make_temp(path))
+        return;
 
     /* 1 Mi floats: many fread pieces inside the C library */
     size_t count = 1 << 20;
@@ -560,11 +568,8 @@ static void test_file(void)
 static void test_parts(void)
 {
     char path[] = "/tmp/test_npy_part_XXXXXX";
-    int fd = mkstemp(path);
-    EXPECT(fd >= 0, "mkstemp failed");
-    if (fd < 0)
+    if (!make_temp(path))
         return;
-    close(fd);
     const size_t lengths[] = {7, 3};
     for (size_t l = 0; l < 2; l++) {
         size_t count = lengths[l];
