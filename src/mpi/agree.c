@@ -18,9 +18,6 @@
 
 enum { HEADER = 16 };
 
-/* Header bytes 6..10 of the layout (docs/partials.md): type, operator, result, scalar, kind. */
-enum { AT_TYPE = 6, AT_OP = 7, AT_SCALAR = 9, AT_KIND = 10 };
-enum { KIND_COMPENSATED = 1, KIND_EXACT = 2 };
 
 /* A failure as it travels from the failing rank to the others. */
 struct failure {
@@ -31,15 +28,17 @@ struct failure {
 /* "float sum (exact)": what a partial's header says it reduces, in words. */
 static void describe(const unsigned char *header, char *buf, size_t cap)
 {
-    const char *type = clfold_type_name((clfold_type)header[AT_TYPE]);
-    const char *op = clfold_op_name((clfold_op)header[AT_OP]);
-    const char *how = header[AT_KIND] & KIND_EXACT         ? " (exact)"
-                      : header[AT_KIND] & KIND_COMPENSATED ? " (compensated)"
-                      : header[AT_SCALAR] == CLFOLD_DOUBLE && header[AT_TYPE] != CLFOLD_DOUBLE &&
-                              header[AT_OP] == CLFOLD_SUM
-                          ? " (fp64)"
-                          : "";
-    snprintf(buf, cap, "%s %s%s", type != NULL ? type : "?", op != NULL ? op : "?", how);
+    clfold_type element = (clfold_type)header[HEADER_AT_TYPE];
+    clfold_op op = (clfold_op)header[HEADER_AT_OP];
+    unsigned kind = header[HEADER_AT_KIND];
+    bool in_double = header[HEADER_AT_SCALAR] == CLFOLD_DOUBLE && element != CLFOLD_DOUBLE &&
+                     op == CLFOLD_SUM;
+    const char *how = kind & KIND_EXACT         ? " (exact)"
+                      : kind & KIND_COMPENSATED ? " (compensated)"
+                      : in_double               ? " (fp64)"
+                                                : "";
+    const char *type = clfold_type_name(element), *name = clfold_op_name(op);
+    snprintf(buf, cap, "%s %s%s", type != NULL ? type : "?", name != NULL ? name : "?", how);
 }
 
 /* Every rank learns the failing rank's status and words. */

@@ -19,6 +19,14 @@
 #define mpi_clear clfold_mpi_internal_clear
 #define mpi_agree_on clfold_mpi_internal_agree_on
 
+/*
+ * What the component reads of a partial's 16-byte header (the layout of
+ * src/core/partial.c, docs/partials.md): the element type, the operator,
+ * the accumulator's scalar type, and its kind's bits.
+ */
+enum { HEADER_AT_TYPE = 6, HEADER_AT_OP = 7, HEADER_AT_SCALAR = 9, HEADER_AT_KIND = 10 };
+enum { KIND_COMPENSATED = 1, KIND_EXACT = 2 };
+
 /* Longest message a rank's failure carries to the others, with its "rank R: ". */
 #define MPI_MESSAGE_BYTES 512
 

@@ -35,13 +35,13 @@ static clfold_status first_element(clfold_mpi *mpi, uint64_t count, uint64_t *fi
  * Whether merging `partial`'s kind gives the same bits in any order: exact
  * sums, integers, min, max, the bitwise operators, argmin and argmax. The
  * others (default, compensated and fp64 float sums, float products) round
- * at each merge. Header bytes 6, 7 and 10 of the layout (partial.c).
+ * at each merge.
  */
 static bool merges_exactly(const clfold_partial *partial)
 {
-    clfold_type type = (clfold_type)partial->bytes[6];
-    clfold_op op = (clfold_op)partial->bytes[7];
-    bool exact_state = partial->bytes[10] & 2;
+    clfold_type type = (clfold_type)partial->bytes[HEADER_AT_TYPE];
+    clfold_op op = (clfold_op)partial->bytes[HEADER_AT_OP];
+    bool exact_state = partial->bytes[HEADER_AT_KIND] & KIND_EXACT;
     bool is_float = type == CLFOLD_HALF || type == CLFOLD_FLOAT || type == CLFOLD_DOUBLE;
     return exact_state || !is_float || (op != CLFOLD_SUM && op != CLFOLD_PROD);
 }
