@@ -15,7 +15,9 @@
  *                       the host maps
  * A way whose values come back stale (the stamp of an earlier call) is no
  * way at all. Then the host cost of the calls clfold makes around a launch,
- * and how each way of waiting fares as the kernel runs longer.
+ * and how each way of waiting fares as the kernel runs longer, including,
+ * where the driver has cl_nv_create_buffer, a kernel that writes a buffer
+ * placed in host memory (CL_MEM_LOCATION_HOST_NV) while the host spins on it.
  *
  *   cc -O2 -o latency_probe bench/latency_probe.c -lOpenCL
  *   latency_probe [device-substring]
@@ -85,8 +87,11 @@ struct rig {
     cl_command_queue queue[2];   /* with profiling, without */
     cl_kernel kernel;
     cl_mem in, out, pinned, host_side, host_ptr_buffer;
+    cl_mem nv_mapped_buffer, nv_host_ptr_buffer; /* CL_MEM_LOCATION_HOST_NV, or NULL */
     float *mapped;
     float *host_ptr;             /* page-aligned host memory behind host_ptr_buffer */
+    float *nv_mapped;            /* nv_mapped_buffer, mapped once and left mapped */
+    float *nv_host_ptr;          /* page-aligned host memory behind nv_host_ptr_buffer */
     double landed_us;            /* when a spin on memory saw the value */
 };
 
@@ -162,9 +167,16 @@ static void spin(cl_event event)
 }
 
 enum wait { WAIT_FINISH, WAIT_EVENTS, WAIT_SPIN, WAIT_BLOCKING, WAIT_MEMORY, WAIT_HOST_PTR,
-            WAITS };
+            WAIT_NV_MAPPED, WAIT_NV_HOST_PTR, WAITS };
 static const char *WAIT_NAMES[WAITS] = {"finish", "wait-events", "spin", "blocking-read",
-                                        "memory-spin", "host-ptr-spin"};
+                                        "memory-spin", "host-ptr-spin", "nv-mapped-spin",
+                                        "nv-hostptr-spin"};
+
+static bool spins_on_memory(enum wait wait)
+{
+    return wait == WAIT_MEMORY || wait == WAIT_HOST_PTR || wait == WAIT_NV_MAPPED ||
+           wait == WAIT_NV_HOST_PTR;
+}
 
 static float wait_call(struct rig *rig, enum wait wait, cl_uint spin_rounds, float stamp)
 {
@@ -175,19 +187,27 @@ static float wait_call(struct rig *rig, enum wait wait, cl_uint spin_rounds, flo
     float value = -1;
     OK(clSetKernelArg(rig->kernel, 0, sizeof rig->in, &rig->in), "arg 0");
     OK(clSetKernelArg(rig->kernel, 1, sizeof n, &n), "arg 1");
-    cl_mem out = wait == WAIT_HOST_PTR ? rig->host_ptr_buffer : rig->out;
+    cl_mem out = wait == WAIT_HOST_PTR      ? rig->host_ptr_buffer
+                 : wait == WAIT_NV_MAPPED   ? rig->nv_mapped_buffer
+                 : wait == WAIT_NV_HOST_PTR ? rig->nv_host_ptr_buffer
+                                            : rig->out;
+    if (out == NULL) /* the driver lacks cl_nv_create_buffer */
+        return -1;
     OK(clSetKernelArg(rig->kernel, 2, sizeof out, &out), "arg 2");
     OK(clSetKernelArg(rig->kernel, 3, sizeof stamp, &stamp), "arg 3");
     OK(clSetKernelArg(rig->kernel, 4, sizeof spin_rounds, &spin_rounds), "arg 4");
     OK(clEnqueueNDRangeKernel(queue, rig->kernel, 1, NULL, &global, &local, 0, NULL, NULL),
        "launch");
-    if (wait == WAIT_HOST_PTR || wait == WAIT_MEMORY) {
+    if (spins_on_memory(wait)) {
         /*
          * The value is the stamp: spin on host memory until it shows (the
          * caller's time stops there), then clFinish, so that calls do not
          * overlap.
          */
-        volatile float *seen = wait == WAIT_HOST_PTR ? rig->host_ptr : rig->mapped;
+        volatile float *seen = wait == WAIT_HOST_PTR      ? rig->host_ptr
+                               : wait == WAIT_NV_MAPPED   ? rig->nv_mapped
+                               : wait == WAIT_NV_HOST_PTR ? rig->nv_host_ptr
+                                                          : rig->mapped;
         if (wait == WAIT_MEMORY)
             OK(clEnqueueReadBuffer(queue, rig->out, CL_FALSE, 0, 4, rig->mapped, 0, NULL, NULL),
                "read");
@@ -263,8 +283,7 @@ static void waits(struct rig *rig)
             for (int w = 0; w < WAITS; w++) {
                 double t0 = now_us();
                 stale += wait_call(rig, (enum wait)w, SPINS[k], stamp) != stamp;
-                bool landed = w == WAIT_MEMORY || w == WAIT_HOST_PTR;
-                double t = (landed ? rig->landed_us : now_us()) - t0;
+                double t = (spins_on_memory((enum wait)w) ? rig->landed_us : now_us()) - t0;
                 stamp += 1;
                 if (round >= 10)
                     times[w][round - 10] = t;
@@ -314,6 +333,41 @@ static void host_costs(struct rig *rig)
            CALLS, best[0], best[1], best[2], best[3]);
 }
 
+typedef cl_mem (*create_buffer_nv_fn)(cl_context, cl_mem_flags, cl_bitfield, size_t, void *,
+                                      cl_int *);
+#define CL_MEM_LOCATION_HOST_NV (1 << 0)
+#define CL_MEM_PINNED_NV (1 << 1)
+
+/*
+ * NVIDIA's cl_nv_create_buffer places a buffer in host memory: one
+ * allocated and mapped once, one over the probe's own pinned page. Left
+ * NULL where the driver lacks the extension.
+ */
+static void make_nv_buffers(struct rig *rig, cl_device_id device)
+{
+    cl_platform_id platform;
+    cl_int err;
+    rig->nv_mapped_buffer = rig->nv_host_ptr_buffer = NULL;
+    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+    create_buffer_nv_fn create =
+        (create_buffer_nv_fn)clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV");
+    printf("clCreateBufferNV: %s\n", create ? "present" : "absent");
+    if (create == NULL)
+        return;
+    rig->nv_mapped_buffer = create(rig->cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                   CL_MEM_LOCATION_HOST_NV, 64, NULL, &err);
+    OK(err, "clCreateBufferNV (ALLOC_HOST_PTR, LOCATION_HOST)");
+    rig->nv_mapped = clEnqueueMapBuffer(rig->queue[1], rig->nv_mapped_buffer, CL_TRUE,
+                                        CL_MAP_READ | CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
+    OK(err, "map the host-located buffer");
+    rig->nv_host_ptr = aligned_alloc(4096, 4096);
+    memset(rig->nv_host_ptr, 0, 4096);
+    /* The driver refuses CL_MEM_PINNED_NV with CL_MEM_USE_HOST_PTR (-30). */
+    rig->nv_host_ptr_buffer = create(rig->cl, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                                     CL_MEM_LOCATION_HOST_NV, 4096, rig->nv_host_ptr, &err);
+    printf("clCreateBufferNV (USE_HOST_PTR, LOCATION_HOST): %d\n", err);
+}
+
 int main(int argc, char **argv)
 {
     cl_device_id device = find_device(argc > 1 ? argv[1] : "");
@@ -355,6 +409,7 @@ int main(int argc, char **argv)
     rig.mapped = clEnqueueMapBuffer(rig.queue[0], rig.pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
                                     0, 64, 0, NULL, NULL, &err);
     OK(err, "map");
+    make_nv_buffers(&rig, device);
 
     printf("device: %s; one group folds %d floats; median of %d calls (us)\n", name, N, CALLS);
     printf("%-20s %-9s %-6s %8s %8s %8s %s\n", "way", "queue", "event", "median", "p10", "p90",
