@@ -343,6 +343,41 @@ cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void 
     return mem;
 }
 
+/*
+ * NVIDIA's clCreateBufferNV (cl_nv_create_buffer) is no symbol of the
+ * loader: clfold asks the platform for it. The shim hands out this wrapper
+ * instead, so that its buffers are counted and can be made to fail too.
+ */
+typedef cl_mem(CL_API_CALL *create_buffer_nv_fn)(cl_context, cl_mem_flags, cl_bitfield, size_t,
+                                                 void *, cl_int *);
+static create_buffer_nv_fn real_create_buffer_nv;
+
+static cl_mem CL_API_CALL shim_create_buffer_nv(cl_context context, cl_mem_flags flags,
+                                                cl_bitfield flags_nv, size_t size, void *host_ptr,
+                                                cl_int *errcode_ret)
+{
+    cl_int code_ = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    if (inject("clCreateBufferNV", &code_)) {
+        if (errcode_ret != NULL)
+            *errcode_ret = code_;
+        return NULL;
+    }
+    create_buffer_nv_fn real = __atomic_load_n(&real_create_buffer_nv, __ATOMIC_ACQUIRE);
+    cl_mem mem = real(context, flags, flags_nv, size, host_ptr, errcode_ret);
+    CREATED(SHIM_MEM, mem);
+    return mem;
+}
+
+void *clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *name)
+{
+    REAL(clGetExtensionFunctionAddressForPlatform);
+    void *found = real(platform, name);
+    if (found == NULL || strcmp(name, "clCreateBufferNV") != 0)
+        return found;
+    __atomic_store_n(&real_create_buffer_nv, (create_buffer_nv_fn)found, __ATOMIC_RELEASE);
+    return (void *)shim_create_buffer_nv;
+}
+
 cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
                          const void *info, cl_int *errcode_ret)
 {

@@ -14,6 +14,11 @@ foreach(mode sweep-own sweep-queue out-of-memory no-fp64)
   string(REPLACE "-" "_" name ${mode})
   clfold_add_test(faults_${name} 300 "faults;robustness" test_faults --${mode})
 endforeach()
+# The same sweep with the GPU path's values watched for in host memory
+# (src/reduce/landing.c's test switch on POCL): its map, flush and wait fail too.
+clfold_add_test(faults_sweep_own_watched 300 "faults;robustness" test_faults --sweep-own)
+set_tests_properties(faults_sweep_own_watched PROPERTIES ENVIRONMENT
+  "CLFOLD_AUTO_SHAPE=gpu;CLFOLD_HOST_RESULT=1")
 # POCL_MEMORY_LIMIT=1: POCL reports 1 GiB of global memory, so that 1.5 GiB
 # of host data (untouched pages: no RAM) is more than the device has.
 clfold_add_test(faults_beyond_global_memory 300 "faults;robustness" test_faults --beyond-global-memory)

@@ -11,7 +11,10 @@
  *
  * Flags, besides defs.cl's: BLOCK_SIZE; VEC, elements per load (16 bytes'
  * worth on the first pass, 1 on partial values); UNROLL, loads in flight;
- * INLINE_PTX on NVIDIA, for converting halves in one instruction.
+ * INLINE_PTX on NVIDIA, for converting halves in one instruction;
+ * ALIGNED_RESULTS where the result's offset is a multiple of its size, so
+ * that it goes in one store, which the host may watch for in host memory
+ * (src/reduce/landing.c).
  */
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 512
@@ -491,7 +494,7 @@ void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global uchar *
     __local group_scratch_t scratch;
     const ACC_T value = group_fold_runs(fold_slice(in, offset, n, head), &scratch);
     if (get_local_id(0) == 0)
-        write_value(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));
+        write_result(out, at, get_group_id(0), finish, COUNTED_FROM(value, offset));
 }
 
 #if INLINE_PTX
@@ -616,7 +619,7 @@ void reduce_gpu_once(__global const IN_T *in, ulong offset, ulong n, __global uc
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
     const ACC_T value = partials_fold(partials, groups, &scratch);
     if (tid == 0) {
-        write_value(out, at, 0, finish, COUNTED_FROM(value, offset));
+        write_result(out, at, 0, finish, COUNTED_FROM(value, offset));
         *tickets = 0;
     }
 }

@@ -93,21 +93,6 @@ cleanup:
     return finish_create(out, ctx, status);
 }
 
-/*
- * A mapped buffer stays alive in the driver until it is unmapped (POCL
- * keeps it, and its memory, for good): a failed unmap gets a second try
- * once the queue has drained. Nothing can be reported from here.
- */
-static void unmap_landing(clfold_context *ctx)
-{
-    for (int attempt = 0; attempt < 2 && ctx->landing_host != NULL; attempt++) {
-        if (clEnqueueUnmapMemObject(ctx->queue, ctx->landing_pinned, ctx->landing_host, 0, NULL,
-                                    NULL) == CL_SUCCESS)
-            ctx->landing_host = NULL;
-        clFinish(ctx->queue);
-    }
-}
-
 void clfold_destroy(clfold_context *ctx)
 {
     if (ctx == NULL)
@@ -116,11 +101,7 @@ void clfold_destroy(clfold_context *ctx)
         clFinish(ctx->queue);
     program_cache_release(&ctx->programs);
     scratch_release_all(ctx);
-    unmap_landing(ctx);
-    if (ctx->landing_pinned != NULL)
-        clReleaseMemObject(ctx->landing_pinned);
-    if (ctx->landing != NULL)
-        clReleaseMemObject(ctx->landing);
+    landing_release(ctx);
     if (ctx->queue != NULL)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl != NULL)

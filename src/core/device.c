@@ -186,6 +186,7 @@ clfold_status device_read_caps(clfold_context *ctx)
     cl_device_type type = 0;
     cl_command_queue_properties queue_props = 0;
     cl_device_fp_config float_config = 0;
+    cl_platform_id platform = NULL;
     char vendor[256];
 
     GET_INFO(CL_DEVICE_NAME, caps->name);
@@ -227,6 +228,10 @@ clfold_status device_read_caps(clfold_context *ctx)
     caps->inline_ptx = has_extension(extensions, "cl_nv_device_attribute_query");
     caps->warp_shuffle = has_warp_shuffle(ctx->device, caps->inline_ptx, ctx->settings.warp_shuffle);
     caps->profiling = (queue_props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    /* cl_nv_create_buffer: NVIDIA's platform exports the function (driver 580 on the H100). */
+    GET_INFO(CL_DEVICE_PLATFORM, platform);
+    caps->create_buffer_nv =
+        (create_buffer_nv_fn)clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV");
 cleanup:
     free(extensions);
     return status;

@@ -18,6 +18,11 @@
 #define CL_PLATFORM_NOT_FOUND_KHR -1001
 #endif
 
+/* cl_nv_create_buffer's clCreateBufferNV: a buffer placed by flags_NV (CL_MEM_LOCATION_HOST_NV). */
+typedef cl_mem(CL_API_CALL *create_buffer_nv_fn)(cl_context context, cl_mem_flags flags,
+                                                 cl_bitfield flags_nv, size_t size, void *host_ptr,
+                                                 cl_int *errcode_ret);
+
 /* What clfold needs to know about a device, read once at context creation. */
 struct device_caps {
     char name[256];
@@ -30,6 +35,7 @@ struct device_caps {
     bool inline_ptx;             /* NVIDIA: asm("...") in kernels is PTX */
     bool warp_shuffle;           /* NVIDIA: shfl.sync over 32-lane warps */
     bool profiling;              /* the queue records event times */
+    create_buffer_nv_fn create_buffer_nv; /* NVIDIA's clCreateBufferNV, or NULL */
     cl_uint compute_units;
     size_t max_work_group_size;
     cl_ulong local_mem_size;
@@ -38,6 +44,20 @@ struct device_caps {
     /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_*: lanes of char, short, int, long, then float, double */
     cl_uint preferred_int_lanes[4];
     cl_uint preferred_float_lanes, preferred_double_lanes;
+};
+
+/*
+ * Where a blocking reduction's value reaches the host (reduce/landing.c):
+ * a device buffer read into pinned memory, or a buffer in host memory that
+ * the kernel writes itself.
+ */
+struct landing {
+    cl_mem device;               /* the value on the device ... */
+    cl_mem pinned;               /* ... read into this buffer's mapped host memory */
+    void *pinned_host;
+    cl_mem direct;               /* a buffer in host memory the GPU path writes; NULL: none */
+    void *direct_host;           /* its memory, mapped once */
+    bool direct_tried;           /* made, or found not to be possible: not tried again */
 };
 
 struct clfold_context {
@@ -56,9 +76,7 @@ struct clfold_context {
     struct program_cache programs;
     struct scratch **scratch;    /* reduce/scratch.c: one per reduction in flight, at most */
     size_t scratch_count;
-    cl_mem landing;              /* a blocking reduction's value, on the device */
-    cl_mem landing_pinned;       /* ... read into this buffer's mapped host memory */
-    void *landing_host;
+    struct landing landing;      /* reduce/landing.c: where a blocking reduction's value arrives */
 
     double read_bandwidth;       /* bytes/s a reduction of host memory read, once measured (reduce/multi.c); 0 before */
 
@@ -83,6 +101,9 @@ void keep_create_error(const char *message);
 
 /* reduce/scratch.c: releases every reduction's scratch (clfold_destroy, after its clFinish). */
 void scratch_release_all(clfold_context *ctx);
+
+/* reduce/landing.c: releases the landing's buffers (clfold_destroy, after its clFinish). */
+void landing_release(clfold_context *ctx);
 
 /* Forgets the last error: called at the start of every public entry point. */
 void clear_error(clfold_context *ctx);

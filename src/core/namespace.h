@@ -61,6 +61,12 @@
 #define gpu_run clfold_internal_gpu_run
 #define gpu_shape clfold_internal_gpu_shape
 #define k7_shape clfold_internal_k7_shape
+#define landing_arm clfold_internal_landing_arm
+#define landing_is_direct clfold_internal_landing_is_direct
+#define landing_prepare clfold_internal_landing_prepare
+#define landing_release clfold_internal_landing_release
+#define landing_target clfold_internal_landing_target
+#define landing_wait clfold_internal_landing_wait
 #define launch_kernel clfold_internal_launch_kernel
 #define pass_launch clfold_internal_pass_launch
 #define pass_log_release clfold_internal_pass_log_release

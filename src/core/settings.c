@@ -139,6 +139,17 @@ static clfold_status read_switch(clfold_context *ctx, const char *name, bool *va
     return CLFOLD_SUCCESS;
 }
 
+static clfold_status read_host_result(clfold_context *ctx, enum host_result *host_result)
+{
+    bool any = false;
+    *host_result = HOST_RESULT_NVIDIA;
+    if (getenv("CLFOLD_HOST_RESULT") == NULL || getenv("CLFOLD_HOST_RESULT")[0] == '\0')
+        return CLFOLD_SUCCESS;
+    clfold_status status = read_switch(ctx, "CLFOLD_HOST_RESULT", &any);
+    *host_result = any ? HOST_RESULT_ANY : HOST_RESULT_OFF;
+    return status;
+}
+
 clfold_status settings_read(clfold_context *ctx, struct settings *settings)
 {
     clfold_status status = CLFOLD_SUCCESS;
@@ -156,6 +167,7 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     CHECK(read_switch(ctx, "CLFOLD_SCAN_LOOKBACK", &settings->scan_lookback));
     CHECK(read_switch(ctx, "CLFOLD_NO_WARP_SHUFFLE", &no_warp_shuffle));
     CHECK(read_switch(ctx, "CLFOLD_DENORMS_ARE_ZERO", &settings->denorms_are_zero));
+    CHECK(read_host_result(ctx, &settings->host_result));
     settings->warp_shuffle = !no_warp_shuffle;
 cleanup:
     return status;

@@ -30,6 +30,13 @@ struct scan_tuning {
     unsigned run_items;
 };
 
+/*
+ * CLFOLD_HOST_RESULT: unset, where NVIDIA's driver places buffers in host
+ * memory; 0, nowhere; 1, also elsewhere, in a mapped CL_MEM_ALLOC_HOST_PTR
+ * buffer (a test switch: on POCL that memory is the kernel's).
+ */
+enum host_result { HOST_RESULT_NVIDIA, HOST_RESULT_OFF, HOST_RESULT_ANY };
+
 struct settings {
     char *device;              /* CLFOLD_DEVICE: the default selector; NULL if unset or "" */
     size_t max_chunk_bytes;    /* CLFOLD_MAX_CHUNK_BYTES: 0, the device's largest buffer */
@@ -43,6 +50,8 @@ struct settings {
     bool scan_lookback;        /* CLFOLD_SCAN_LOOKBACK=0|1 (default 0; only NVIDIA can: the
                                   one-launch scan, slower than three launches so far) */
     bool warp_shuffle;         /* CLFOLD_NO_WARP_SHUFFLE set: false (default true; only NVIDIA can) */
+    enum host_result host_result; /* CLFOLD_HOST_RESULT=0|1: may the kernel write a blocking
+                                     reduction's value into host memory (reduce/landing.c) */
     char *kernel_dir;          /* CLFOLD_KERNEL_DIR: kernels from this folder; NULL if unset or "" */
     bool denorms_are_zero;     /* CLFOLD_DENORMS_ARE_ZERO=0|1: build with -cl-denorms-are-zero and
                                   take the device as flushing float subnormals (a test switch) */

@@ -123,6 +123,11 @@ clfold_status gpu_run(clfold_context *ctx, const struct job *job, const struct f
                       struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
+    /* A result at a multiple of its size goes in one store, which the host may watch for. */
+    struct job whole = *job;
+    whole.config.aligned_results =
+        fold->finish && fold->at % type_info(job->config.acc.result)->size == 0;
+    job = &whole;
     if (job->once && gpu_groups(job, &job->config, fold->count) == 1) {
         /*
          * One group writes the value itself: the one-launch kernel's ticket

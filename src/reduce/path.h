@@ -106,6 +106,9 @@ struct reduce_path {
     /* Enqueues the fold of the fold's values into its out; returns without waiting. */
     clfold_status (*run)(clfold_context *ctx, const struct job *job, const struct fold *fold,
                          struct pass_log *log);
+    /* A finished result is its one write to the fold's out, in one store where `at` is a
+       multiple of its size (ALIGNED_RESULTS): the host may watch for it (landing.c). */
+    bool stores_result_whole;
 };
 
 /* paths.c: the path that the context's kernel, and for auto its device, choose. */

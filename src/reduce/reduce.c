@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "accumulator.h"
+#include "landing.h"
 #include "partial.h"
 #include "path.h"
 
@@ -116,39 +117,11 @@ void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass
 }
 
 /*
- * Where a blocking reduction's value lands: a small device buffer, read
- * into pinned host memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer), which
- * on NVIDIA saves microseconds over a read into pageable memory
- * (bench/latency_probe.c). Made at the first blocking reduction.
- */
-static clfold_status ensure_landing(clfold_context *ctx)
-{
-    clfold_status status = CLFOLD_SUCCESS;
-    cl_int err;
-    if (ctx->landing_host != NULL)
-        return CLFOLD_SUCCESS;
-    if (ctx->landing == NULL) {
-        ctx->landing = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, ACCUMULATOR_MAX_BYTES, NULL,
-                                      &err);
-        CHECK_CL(err, "clCreateBuffer (result)");
-    }
-    if (ctx->landing_pinned == NULL) {
-        ctx->landing_pinned = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                             ACCUMULATOR_MAX_BYTES, NULL, &err);
-        CHECK_CL(err, "clCreateBuffer (pinned result)");
-    }
-    ctx->landing_host = clEnqueueMapBuffer(ctx->queue, ctx->landing_pinned, CL_TRUE,
-                                           CL_MAP_READ | CL_MAP_WRITE, 0, ACCUMULATOR_MAX_BYTES,
-                                           0, NULL, NULL, &err);
-    CHECK_CL(err, "clEnqueueMapBuffer (pinned result)");
-cleanup:
-    return status;
-}
-
-/*
  * A blocking fold of buffer[offset .. offset + count): the result (finish)
- * or the accumulator value into `value`, the run added to `info`. Waits for
- * the whole queue, so every reduction's scratch is free afterwards.
+ * or the accumulator value into `value`, the run added to `info`. Returns
+ * once the value is on the host (landing.c), when every command of clfold's
+ * before it has completed and what is left of it can only be its end, so
+ * that every reduction's scratch is free for commands enqueued afterwards.
  */
 static clfold_status fold_and_wait(clfold_context *ctx, const struct request *request,
                                    cl_mem buffer, size_t offset, size_t count, bool finish,
@@ -160,15 +133,14 @@ static clfold_status fold_and_wait(clfold_context *ctx, const struct request *re
     struct pass_log log = {.timed = ctx->caps.profiling};
     struct fold fold = {buffer, offset, count, NULL, 0, finish, NULL};
 
-    CHECK(ensure_landing(ctx));
-    fold.out = ctx->landing;
+    CHECK(landing_prepare(ctx));
+    bool direct = landing_is_direct(ctx, &request->job, count, finish);
+    fold.out = landing_target(ctx, direct);
     CHECK(scratch_acquire(ctx, &fold.scratch));
+    if (direct)
+        landing_arm(ctx, bytes);
     CHECK(enqueue_fold(ctx, request, &fold, &log));
-    CHECK_CL(clEnqueueReadBuffer(ctx->queue, ctx->landing, CL_FALSE, 0, bytes, ctx->landing_host,
-                                 0, NULL, NULL),
-             "clEnqueueReadBuffer (result)");
-    CHECK_CL(clFinish(ctx->queue), "clFinish");
-    memcpy(value, ctx->landing_host, bytes);
+    CHECK(landing_wait(ctx, direct, bytes, value));
     if (count != 0)
         add_run(info, ctx, &log);
 cleanup:
