@@ -360,7 +360,8 @@ grep -q '^Scan: exclusive; ' "$work/out" &&
     [ "$(grep -Ec '^int32 +xor +(1000|2000) .* yes *$' "$work/out")" -eq 2 ] && ! grep -q decoy "$work/out" ||
     fail "bench --scan --exclusive --peer: $(cat "$work/out" "$work/err")"
 # A wrong scan fails the command: Kogge-Stone's step broken in a copy of the kernels
-# (CLFOLD_KERNEL_DIR); its row says NO, the others stay correct, stderr says which output.
+# (CLFOLD_KERNEL_DIR); its row says NO, Blelloch's stay correct, stderr says which output.
+# (auto's row may say either: the GPU tiles scan with the same step, POCL's chunks do not.)
 cl_dir="$(dirname "$0")/../cl"
 cp -r "$cl_dir" "$work/broken-cl"
 sed -i 's/if (lid >= d)/if (lid > d)/' "$work/broken-cl/scan/common.cl"
@@ -369,7 +370,7 @@ if cmp -s "$cl_dir/scan/common.cl" "$work/broken-cl/scan/common.cl"; then
 else
     expect_status 1 env CLFOLD_KERNEL_DIR="$work/broken-cl" "$clfold" ladder --scan -n 5000
     grep -Eq '^kogge-stone .* NO$' "$work/out" &&
-        [ "$(grep -Ec '^(blelloch|blelloch-padded|auto) .* yes$' "$work/out")" -eq 3 ] &&
+        [ "$(grep -Ec '^(blelloch|blelloch-padded) .* yes$' "$work/out")" -eq 2 ] &&
         grep -q '^clfold: kogge-stone: output [0-9]* is ' "$work/err" ||
         fail "ladder --scan with a broken kernel: $(cat "$work/out" "$work/err")"
     expect_status 1 env CLFOLD_KERNEL_DIR="$work/broken-cl" "$clfold" bench --scan --sizes 4097 -t int32 \
