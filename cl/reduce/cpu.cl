@@ -477,6 +477,20 @@ inline VACC_T block_sum(__global const IN_T *in, size_t i, size_t stride)
 #endif
 
 /*
+ * Element i as a lane where `live`, else PAD: a short vector's lanes. An
+ * if, not ?:, whose constant arm Mesa 22.3.6's llvmpipe turns to 0 for
+ * signed chars (defs.cl's load_or_identity; the CPU shape's int8 `and` of
+ * 1 to 15 elements came out 0 there).
+ */
+inline LANE_T lane_or_pad(__global const IN_T *in, size_t i, bool live)
+{
+    LANE_T lane = PAD;
+    if (live)
+        lane = load_scalar(in, i);
+    return lane;
+}
+
+/*
  * Elements [begin, end) of in[offset ..], folded into one accumulator value
  * (an exact sum's state): ACCS streams of whole blocks, then whole vectors,
  * then the last vector padded.
@@ -513,7 +527,7 @@ inline ACC_T fold_chunk(__global const IN_T *in, ulong offset, size_t begin, siz
     if (i < end) {
         LANE_T pad[VEC];
         for (int j = 0; j < VEC; j++)
-            pad[j] = i + j < end ? load_scalar(in, offset + i + j) : PAD;
+            pad[j] = lane_or_pad(in, offset + i + j, i + j < end);
         acc[0] = LANES_FOLD(acc[0], VLOAD(0, pad));
     }
 
@@ -579,7 +593,7 @@ inline VACC_T short_lanes(__global const IN_T *in, ulong offset, size_t begin, s
         } else {
             LANE_T pad[VEC];
             for (int k = 0; k < VEC; k++)
-                pad[k] = i + k < end ? load_scalar(in, offset + i + k) : PAD;
+                pad[k] = lane_or_pad(in, offset + i + k, i + k < end);
             x = VLOAD(0, pad);
         }
         sum = i == begin ? x : VECTOR_COMBINE(sum, x);
@@ -734,7 +748,7 @@ __kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
                 LANE_T pad[VEC];
                 for (int j = 0; j < VEC; j++) {
                     const ulong c = col + v * VEC + j;
-                    pad[j] = c < cols ? load_scalar(in, offset + r * pitch + c) : PAD;
+                    pad[j] = lane_or_pad(in, offset + r * pitch + c, c < cols);
                 }
                 acc[v] = lanes_fold(acc[v], VLOAD(0, pad));
             }

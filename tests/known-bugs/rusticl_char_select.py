@@ -7,9 +7,11 @@
 [46 46 0 0 ...] on llvmpipe (LLVM 15.0.6) where 127 belongs; the same with
 short, with uchar, or written as an if gives the right values, and POCL 3.1
 is right for all of them. The ladder (K1..K6) loaded every element past the
-end so, as its identity: signed 8-bit min, max and and came out 0 there.
-cl/core/defs.cl's load_or_identity writes the if instead. Needs Debian 12's
-mesa-opencl-icd (not in CI), python3-pyopencl and python3-numpy.
+end so, as its identity: signed 8-bit min, max and and came out 0 there,
+and so did the CPU shape's int8 `and` of 1 to 15 elements, whose short
+vectors were padded so. cl/core/defs.cl's load_or_identity and
+cl/reduce/cpu.cl's lane_or_pad write the if instead. Needs Debian 12's
+mesa-opencl-icd, python3-pyopencl and python3-numpy.
 """
 import os
 
