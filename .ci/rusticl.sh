@@ -18,3 +18,23 @@ if ! RUSTICL_ENABLE=llvmpipe "$build/clfold" devices | grep -q llvmpipe; then
 fi
 RUSTICL_ENABLE=llvmpipe CLFOLD_DEVICE=llvmpipe ctest --test-dir "$build" -j2 --output-on-failure \
     --timeout 600 -R '^(api|async_.*|landing_.*|partial|ops_auto|ops_special|accuracy_bounds|accuracy_special|arg_whole_auto|arg_special|exact_float|exact_half|scan_lengths.*|kernels_k7|npy)$'
+
+# rusticl's profiling timestamps do not advance: the bench takes wall times
+# there and says so (a "timing": "wall" row, a Timing: line), never a GB/s
+# from a zero time.
+run=$(mktemp)
+trap 'rm -f "$run"' EXIT
+RUSTICL_ENABLE=llvmpipe "$build/clfold" bench -d llvmpipe --sizes 2^16 -t float,int32 \
+    --format json >"$run"
+python3 - "$run" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["devices"][0]["rows"]
+assert len(rows) == 2, rows
+for r in rows:
+    assert r.get("timing") == "wall", r
+    assert 0 < r["best_ms"] <= r["median_ms"] and r["best_ms"] >= 0.001, r
+    assert 0 < r["gbps"] < 1000 and 0 < r["read_gbps"] < 1000, r
+print("rusticl.sh: the bench's wall-timed rows:", [(r["type"], round(r["gbps"], 2)) for r in rows])
+PY
+RUSTICL_ENABLE=llvmpipe "$build/clfold" bench -d llvmpipe --sizes 2^16 | grep -q '^Timing: ' ||
+    { echo "rusticl.sh: the bench's table does not say its times are wall times" >&2; exit 1; }

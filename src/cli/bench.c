@@ -95,8 +95,16 @@ clfold_status bench_time(clfold_context *timed, clfold_context *plain, bench_red
     qsort(device, (size_t)runs, sizeof device[0], compare_doubles);
     qsort(e2e, (size_t)e2e_runs, sizeof e2e[0], compare_doubles);
     *row = *spec;
-    row->best_ms = device[0];
-    row->median_ms = device[runs / 2];
+    /*
+     * A device whose profiling timestamps do not advance (Mesa's rusticl
+     * gives a command an end 1 ns after its start) has no device time: the
+     * blocking call's wall time stands in, launch to value, said as such.
+     * No launch takes under a microsecond of device time (the H100's
+     * shortest: 3.7 us).
+     */
+    row->wall_timed = device[runs - 1] < NO_DEVICE_TIME_MS;
+    row->best_ms = row->wall_timed ? e2e[0] : device[0];
+    row->median_ms = row->wall_timed ? e2e[e2e_runs / 2] : device[runs / 2];
     row->e2e_ms = e2e[e2e_runs / 2];
     row->gbps = (double)spec->n * (double)clfold_type_size(spec->type) / (row->best_ms * 1e6);
     row->path = info.path;
@@ -139,7 +147,7 @@ static clfold_status measure(clfold_context *timed, clfold_context *plain, cl_me
     return CLFOLD_SUCCESS;
 }
 
-/* Best of several streaming reads of the same bytes. */
+/* Best of several streaming reads of the same bytes (roofline.c's wall time where no device time). */
 static double read_gbps(struct roofline *roofline, cl_mem buffer, size_t bytes)
 {
     double best = -1;

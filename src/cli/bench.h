@@ -64,6 +64,8 @@ struct bench_row {
     double gbps;         /* input bytes over best_ms; a scan's input and output bytes */
     double read_gbps;    /* the streaming-read kernel on the same bytes; a scan's copy of them */
     bool correct;
+    bool wall_timed;     /* the device's profiling timestamps do not advance (rusticl):
+                            best and median are a blocking call's wall times */
 };
 
 struct peer_row {

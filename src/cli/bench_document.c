@@ -117,9 +117,10 @@ static void print_rows(const struct bench_results *results)
         print_scan(r->scan);
         printf(", \"n\": %zu, \"kernel\": \"%s\", \"path\": \"%s\", \"best_ms\": %.6f, "
                "\"median_ms\": %.6f, \"e2e_ms\": %.6f, \"gbps\": %.3f, \"read_gbps\": %.3f, "
-               "\"correct\": %s}",
+               "\"correct\": %s%s}",
                r->n, bench_kernel_name(r), r->path ? r->path : "", r->best_ms, r->median_ms,
-               r->e2e_ms, r->gbps, r->read_gbps, r->correct ? "true" : "false");
+               r->e2e_ms, r->gbps, r->read_gbps, r->correct ? "true" : "false",
+               r->wall_timed ? ", \"timing\": \"wall\"" : "");
     }
     for (size_t p = 0; p < results->n_peers; p++, count++) {
         const struct peer_row *r = &results->peers[p];

@@ -335,6 +335,13 @@ static void print_table(const struct bench_device *device, const struct bench_pl
                "many bytes\n", plan->scan);
     else if (plan->shape.kind != SHAPE_WHOLE)
         printf("Shape: %s\n", shape);
+    for (size_t i = 0; i < results->n_rows; i++)
+        if (results->rows[i].wall_timed) {
+            printf("Timing: this device's profiling timestamps do not advance, so best and "
+                   "median are wall times of a blocking call, launch to value (and the %s's "
+                   "too)\n", scan ? "copy" : "read");
+            break;
+        }
     printf("%-7s %-6s %11s %-*s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", width,
            "kernel", "best(ms)", "median", "e2e(ms)", "GB/s", scan ? "copy" : "read",
            scan ? "%copy" : "%read", "correct",

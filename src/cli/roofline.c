@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "timing.h"
+
 static const char SOURCE[] =
     "__kernel void read_gpu(__global const uint4 *in, ulong vectors, __global uint *out)\n"
     "{\n"
@@ -108,8 +110,13 @@ void roofline_destroy(struct roofline *r)
         roofline_release(r);
 }
 
-/* A profiled command's time, start to end, once it completes (-1 if unknown); releases the event. */
-static double event_ms(cl_event event)
+/*
+ * A profiled command's time, start to end, once it completes (-1 if
+ * unknown); releases the event. Where the device's timestamps do not
+ * advance (Mesa's rusticl), the wall time from `enqueued_s` to its
+ * completion, as the bench takes for its own calls there.
+ */
+static double event_ms(cl_event event, double enqueued_s)
 {
     cl_ulong start = 0, end = 0;
     double ms = -1;
@@ -119,6 +126,8 @@ static double event_ms(cl_event event)
         clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
             CL_SUCCESS)
         ms = (double)(end - start) * 1e-6;
+    if (ms >= 0 && ms < NO_DEVICE_TIME_MS)
+        ms = (now_seconds() - enqueued_s) * 1e3;
     clReleaseEvent(event);
     return ms;
 }
@@ -132,20 +141,22 @@ double roofline_read_ms(struct roofline *r, cl_mem buffer, size_t bytes)
         return -1;
     if (r->vector_bytes == 16 && global > (vectors + local - 1) / local * local)
         global = (vectors + local - 1) / local * local;
+    double enqueued = now_seconds();
     if (clSetKernelArg(r->kernel, 0, sizeof buffer, &buffer) != CL_SUCCESS ||
         clSetKernelArg(r->kernel, 1, sizeof vectors, &vectors) != CL_SUCCESS ||
         clSetKernelArg(r->kernel, 2, sizeof r->sink, &r->sink) != CL_SUCCESS ||
         clEnqueueNDRangeKernel(r->queue, r->kernel, 1, NULL, &global, &local, 0, NULL, &event) !=
             CL_SUCCESS)
         return -1;
-    return event_ms(event);
+    return event_ms(event, enqueued);
 }
 
 double roofline_copy_ms(clfold_context *ctx, cl_mem src, cl_mem dst, size_t bytes)
 {
     cl_event event = NULL;
+    double enqueued = now_seconds();
     if (bytes == 0 || clEnqueueCopyBuffer(clfold_queue(ctx), src, dst, 0, 0, bytes, 0, NULL,
                                           &event) != CL_SUCCESS)
         return -1;
-    return event_ms(event);
+    return event_ms(event, enqueued);
 }
