@@ -212,8 +212,11 @@ CLFOLD_API clfold_status clfold_set_accuracy(clfold_context *ctx, clfold_accurac
  * `buffer`, which must belong to this context's cl_context. Blocking: when
  * it returns, `result` (host memory) holds a value of clfold_result_type().
  * count == 0 gives the operator's identity (an argmin or argmax refuses
- * it). It waits for everything on the
- * context's queue, including earlier non-blocking reductions.
+ * it). When it returns, everything enqueued on the context's queue before
+ * it has completed, earlier non-blocking reductions included; where the
+ * value is watched for in host memory (NVIDIA, CLFOLD_HOST_RESULT), the
+ * call's own kernel may still be ending, and later commands on the queue
+ * run after it.
  */
 CLFOLD_API clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
                                    clfold_type type, clfold_op op, void *result);
