@@ -53,6 +53,7 @@ command -v valgrind >/dev/null || die "no valgrind (apt-get install valgrind)"
 # interceptor finds no libstdc++); it lists no device here anyway.
 icd_dir=$(mktemp -d)
 trap 'rm -rf "$icd_dir"' EXIT
+chmod 755 "$icd_dir" # cli_robust runs the runner as nobody too
 for icd in /etc/OpenCL/vendors/*.icd; do
     case "$(basename "$icd")" in
     mesa* | rusticl*) ;;
