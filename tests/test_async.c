@@ -48,10 +48,7 @@ static bool rig_open(struct rig *rig)
     rig->cl = clfold_cl_context(rig->ctx);
     rig->queue = clfold_queue(rig->ctx);
     rig->fp64 = test_device_has_fp64(clfold_device(rig->ctx));
-    char extensions[8192] = "";
-    clGetDeviceInfo(clfold_device(rig->ctx), CL_DEVICE_EXTENSIONS, sizeof extensions - 1,
-                    extensions, NULL);
-    rig->atomics64 = strstr(extensions, "cl_khr_int64_base_atomics") != NULL;
+    rig->atomics64 = test_device_has_extension(clfold_device(rig->ctx), "cl_khr_int64_base_atomics");
     return true;
 }
 

@@ -267,12 +267,18 @@ static inline long double result_value(const reference_value *value, clfold_type
 
 /* ---- context ------------------------------------------------------------- */
 
-/* Whether the device reports cl_khr_fp64 (double data, the fp64 accuracy). */
-static inline bool test_device_has_fp64(cl_device_id device)
+/* Whether the device reports the extension `name` in CL_DEVICE_EXTENSIONS. */
+static inline bool test_device_has_extension(cl_device_id device, const char *name)
 {
     char extensions[8192] = "";
     clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, NULL);
-    return strstr(extensions, "cl_khr_fp64") != NULL;
+    return strstr(extensions, name) != NULL;
+}
+
+/* Whether the device reports cl_khr_fp64 (double data, the fp64 accuracy). */
+static inline bool test_device_has_fp64(cl_device_id device)
+{
+    return test_device_has_extension(device, "cl_khr_fp64");
 }
 
 /* A context on CLFOLD_DEVICE (through clfold's NULL selector) or the default device. */
