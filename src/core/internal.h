@@ -102,6 +102,9 @@ void keep_create_error(const char *message);
 /* reduce/scratch.c: releases every reduction's scratch (clfold_destroy, after its clFinish). */
 void scratch_release_all(clfold_context *ctx);
 
+/* clock.c: seconds on the monotonic clock. */
+double monotonic_seconds(void);
+
 /* reduce/landing.c: releases the landing's buffers (clfold_destroy, after its clFinish). */
 void landing_release(clfold_context *ctx);
 

@@ -27,6 +27,9 @@
 #define accumulator_move_index clfold_internal_accumulator_move_index
 #define accumulator_size clfold_internal_accumulator_size
 
+/* clock.c */
+#define monotonic_seconds clfold_internal_monotonic_seconds
+
 /* exact.c */
 #define exact_format_of clfold_internal_exact_format_of
 #define exact_state_bytes clfold_internal_exact_state_bytes

@@ -141,9 +141,10 @@ static clfold_status read_switch(clfold_context *ctx, const char *name, bool *va
 
 static clfold_status read_host_result(clfold_context *ctx, enum host_result *host_result)
 {
+    const char *text = getenv("CLFOLD_HOST_RESULT");
     bool any = false;
     *host_result = HOST_RESULT_NVIDIA;
-    if (getenv("CLFOLD_HOST_RESULT") == NULL || getenv("CLFOLD_HOST_RESULT")[0] == '\0')
+    if (text == NULL || text[0] == '\0')
         return CLFOLD_SUCCESS;
     clfold_status status = read_switch(ctx, "CLFOLD_HOST_RESULT", &any);
     *host_result = any ? HOST_RESULT_ANY : HOST_RESULT_OFF;

@@ -16,7 +16,7 @@
  * one aligned store (ALIGNED_RESULTS), so no word is seen half-written.
  *
  * A value that holds the sentinel word, a kernel that runs longer than
- * the watch (DIRECT_SPIN_US_*), and one that fails are waited for with
+ * the watch (DIRECT_SPIN_S_*), and one that fails are waited for with
  * clFinish and read as a buffer: slower, never wrong. That read also
  * checks that the kernel's store is what the host sees; where it is not (a
  * driver whose buffer in host memory is a copy after all), the context
@@ -24,10 +24,8 @@
  * Only the GPU path, whose one store is the value, lands this way, and
  * only where the queue does not profile: profiling needs the command's end.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "landing.h"
 
@@ -49,15 +47,8 @@
  * long enough that POCL on a loaded 2-core machine lands every reduction
  * the tests watch for.
  */
-#define DIRECT_SPIN_US_NVIDIA 10000.0
-#define DIRECT_SPIN_US_ELSEWHERE 1e6
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
-}
+#define DIRECT_SPIN_S_NVIDIA 0.01
+#define DIRECT_SPIN_S_ELSEWHERE 1.0
 
 /*
  * Unmaps and releases a buffer mapped once. A mapped buffer stays alive in
@@ -188,10 +179,10 @@ static clfold_status wait_direct(clfold_context *ctx, size_t bytes, void *value)
     uint32_t seen[ACCUMULATOR_MAX_BYTES / 4], read[ACCUMULATOR_MAX_BYTES / 4];
     size_t count = bytes / 4;
 
-    double spin_us = ctx->caps.create_buffer_nv != NULL ? DIRECT_SPIN_US_NVIDIA
-                                                        : DIRECT_SPIN_US_ELSEWHERE;
+    double spin_s = ctx->caps.create_buffer_nv != NULL ? DIRECT_SPIN_S_NVIDIA
+                                                       : DIRECT_SPIN_S_ELSEWHERE;
     CHECK_CL(clFlush(ctx->queue), "clFlush");
-    for (double give_up = now_us() + spin_us; now_us() < give_up;) {
+    for (double give_up = monotonic_seconds() + spin_s; monotonic_seconds() < give_up;) {
         if (landed(words, count)) {
 #if defined(__GNUC__)
             __atomic_thread_fence(__ATOMIC_ACQUIRE); /* no read of the value before the watch's */

@@ -6,11 +6,9 @@
  * every device works at the same time with no thread of clfold's; then the
  * host waits for them all and merges the partials (partial.c).
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "partial.h"
 #include "path.h"
@@ -25,13 +23,6 @@
  */
 #define PROBE_BYTES ((size_t)32 << 20)
 #define PROBE_ROUNDS 3 /* timed, after one to warm up; the fastest counts: a wake-up is no bandwidth */
-
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The context's bandwidth reading host memory, measured at its first call and kept. */
 static clfold_status read_bandwidth(clfold_context *ctx, double *bandwidth)
@@ -52,9 +43,9 @@ static clfold_status read_bandwidth(clfold_context *ctx, double *bandwidth)
     memset(probe, 1, PROBE_BYTES);
     double fastest = 0;
     for (int round = 0; round <= PROBE_ROUNDS; round++) {
-        double start = seconds_now();
+        double start = monotonic_seconds();
         CHECK(clfold_reduce_host(ctx, probe, PROBE_BYTES / 4, CLFOLD_UINT32, CLFOLD_SUM, &sum));
-        double elapsed = seconds_now() - start;
+        double elapsed = monotonic_seconds() - start;
         if (round == 1 || (round > 1 && elapsed < fastest))
             fastest = elapsed;
     }
