@@ -18,11 +18,8 @@
  *     in the order groups start, so a tile waits only on tiles whose groups
  *     are running, and every group that runs finishes. Unlike CUB's
  *     look-back, the prefix does not depend on which earlier tiles happen
- *     to have finished: tiles publish the nodes of a Fenwick tree of tile
- *     totals (below), each node a fixed fold, and a tile's prefix is the
- *     fixed fold of the nodes that cover the tiles before it. So a float
- *     scan gives the same bits on every run, and a tile waits only for
- *     totals, never for a chain of prefixes.
+ *     to have finished (below), so a float scan gives the same bits on
+ *     every run.
  */
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256
@@ -49,10 +46,9 @@
 
 /*
  * The local array the host gives: STAGE_VALUES accumulator values for the
- * tile, 2 * BLOCK_SIZE for Kogge-Stone, and 64 for the look-back's nodes.
+ * tile, then 2 * BLOCK_SIZE for Kogge-Stone.
  */
 #define KS_AT STAGE_VALUES
-#define NODES_AT (STAGE_VALUES + 2 * BLOCK_SIZE)
 
 /*
  * Loads work-item lid's run of the tile at `start` (elements past n are
@@ -157,115 +153,301 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
 
 #if INLINE_PTX
 /*
- * The look-back's memory order (PTX): a node is stored, then fence, then
- * its flag; a flag is seen, then fence, then the node is read. Volatile
- * loads and stores go to L2, which every SM shares.
+ * The one-launch scan: Merrill and Garland's decoupled look-back, made
+ * deterministic. Tiles come in windows of LOOKBACK_WINDOW consecutive
+ * tiles (tile t is tile t % LOOKBACK_WINDOW of window t / LOOKBACK_WINDOW):
+ *   - every tile publishes its total, its aggregate, as soon as it has it;
+ *   - the last tile of window w folds its window's aggregates in order
+ *     into the window's aggregate R_w and publishes it at once; then,
+ *     having found P_(w-1), it publishes the window's inclusive prefix
+ *     P_w = P_(w-1) then R_w;
+ *   - tile t of window w starts from P_(w-1), then the aggregates of the
+ *     tiles of its window before it, in order.
+ * A tile finds P_(w-1) by looking back, a lane a window: the nearest
+ * window j before w whose P_j is out, and R_(j+1) ... R_(w-1) folded onto
+ * it one by one. Every P is a left fold of the R's before it, and a left
+ * fold gives the same bits from whichever P_j it picks up, so no output
+ * depends on which tiles happened to be done, where CUB's look-back folds
+ * what it finds as a tree, whose shape does. Every wait is for tiles with
+ * smaller tickets, which are running or done.
+ *
+ * The folds are chains (chain_t): for float sums a Neumaier run, so a
+ * chain thousands of windows long adds 2u of the prefix, not a rounding a
+ * window; elsewhere the operator.
  */
-inline void fence_gpu(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+#ifndef LOOKBACK_WINDOW
+#define LOOKBACK_WINDOW 32
+#endif
+#if BLOCK_SIZE < 2 * LOOKBACK_WINDOW
+#error "the look-back takes a lane a window and a lane a tile of the window"
+#endif
+
+#if RUN_CARRY
+typedef run_t chain_t;
+inline chain_t chain_fold(chain_t chain, ACC_T value) { return run_fold(chain, value); }
+#else
+typedef ACC_T chain_t;
+inline chain_t chain_fold(chain_t chain, ACC_T value) { return combine(chain, value); }
+#endif
+inline chain_t chain_from(ACC_T value) { return scan_run_from(value); }
+/* The chain's value: a run's sum and carry, added where the carry is not 0 (-0 stays -0). */
+inline ACC_T chain_value(chain_t chain) { return scan_run_value(chain); }
 
 /*
- * A waiting lane sleeps between looks at a flag (PTX nanosleep, sm_70 and
- * later), so that hundreds of waiting groups do not keep L2 busy with them.
+ * What tiles publish, on the board (zeroed by the host before the launch):
+ * a value of ACC_T as FLAG_WORDS 64-bit words, each 32 bits of the value
+ * under a flag of 1. NVIDIA loads and stores an aligned 64-bit word whole,
+ * so a word that shows its flag shows its bits, and a value whose every
+ * word does is whole: no fences, and one round trip to L2 a look, where a
+ * flag and a value apart take two, with a fence between. Each slot is
+ * written once a launch.
+ */
+#define FLAG_WORDS ((ACC_SIZE + 3) / 4)
+
+typedef union {
+    ACC_T value;
+    uint words[FLAG_WORDS];
+} value_words_t;
+
+/* Relaxed loads and stores at the GPU's scope: whole, and never from a stale L1 line. */
+inline void store_word(volatile __global ulong *word, ulong value)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(word), "l"(value) : "memory");
+}
+
+inline ulong load_word(volatile __global ulong *word)
+{
+    ulong value;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(value) : "l"(word) : "memory");
+    return value;
+}
+
+inline void publish(volatile __global ulong *slot, ACC_T value)
+{
+    value_words_t bits;
+    for (uint i = 0; i < FLAG_WORDS; i++)
+        bits.words[i] = 0;
+    bits.value = value;
+    for (uint i = 0; i < FLAG_WORDS; i++)
+        store_word(slot + i, (ulong)1 << 32 | bits.words[i]);
+}
+
+/* Whether the slot's value is whole yet; if so, it goes to *value. */
+inline bool look(volatile __global ulong *slot, ACC_T *value)
+{
+    ulong words[FLAG_WORDS];
+    for (uint i = 0; i < FLAG_WORDS; i++)
+        words[i] = load_word(slot + i);
+    value_words_t bits;
+    bool whole = true;
+    for (uint i = 0; i < FLAG_WORDS; i++) {
+        bits.words[i] = (uint)words[i];
+        whole = whole && (words[i] >> 32) != 0;
+    }
+    *value = bits.value;
+    return whole;
+}
+
+/* A chain takes one slot, or two for a run's sum and carry. */
+#if RUN_CARRY
+#define CHAIN_WORDS (2 * FLAG_WORDS)
+inline void publish_chain(volatile __global ulong *slot, chain_t chain)
+{
+    publish(slot, chain.sum);
+    publish(slot + FLAG_WORDS, chain.carry);
+}
+
+inline bool look_chain(volatile __global ulong *slot, chain_t *chain)
+{
+    ACC_T sum, carry;
+    const bool whole = look(slot, &sum) & look(slot + FLAG_WORDS, &carry);
+    chain->sum = sum;
+    chain->carry = carry;
+    return whole;
+}
+#else
+#define CHAIN_WORDS FLAG_WORDS
+inline void publish_chain(volatile __global ulong *slot, chain_t chain) { publish(slot, chain); }
+inline bool look_chain(volatile __global ulong *slot, chain_t *chain) { return look(slot, chain); }
+#endif
+
+/*
+ * A waiting lane sleeps between looks (PTX nanosleep, sm_70 and later), so
+ * that hundreds of waiting groups do not keep L2 busy with them.
  */
 #ifndef LOOKBACK_SLEEP_NS
-#define LOOKBACK_SLEEP_NS 64
+#define LOOKBACK_SLEEP_NS 32
 #endif
-
-/* Node j once its flag is up. */
-inline ACC_T wait_node(volatile __global uint *flags, volatile __global ACC_T *nodes, uint j)
-{
-    while (flags[j] == 0) {
-#if LOOKBACK_SLEEP_NS > 0
-        asm volatile("nanosleep.u32 %0;" ::"r"(LOOKBACK_SLEEP_NS));
-#endif
-    }
-    fence_gpu();
-    return nodes[j];
-}
-
-/* The lowest set bit of j. */
-inline uint lowbit(uint j) { return j & (0u - j); }
+#define LOOKBACK_SLEEP() asm volatile("nanosleep.u32 %0;" ::"r"(LOOKBACK_SLEEP_NS))
 
 /*
- * Tile t's node of the Fenwick tree (1-based i = t + 1): the fold of tiles
- * [i - lowbit(i), i), as R_0 = tile t's total, R_m = node(i - 2^(m-1)) then
- * R_(m-1), up to m = log2(lowbit(i)). Its parts are nodes of earlier tiles,
- * whose lanes of the first warp wait for them together; work-item 0 folds.
+ * The board, in 64-bit words: the tile counter (its low 32 bits), then a
+ * slot a tile for its aggregate, a slot a window for its aggregate, and a
+ * chain's slots a window for its inclusive prefix.
  */
-inline void publish_node(volatile __global uint *flags, volatile __global ACC_T *nodes,
-                         __local ACC_T *parts, uint lid, uint i, ACC_T total)
+typedef struct {
+    volatile __global ulong *tiles;
+    volatile __global ulong *window_totals;
+    volatile __global ulong *window_prefixes;
+} board_t;
+
+inline board_t board_of(volatile __global ulong *board, uint tiles)
 {
-    const uint levels = 31 - clz(lowbit(i));
-    if (lid < levels)
-        parts[lid] = wait_node(flags, nodes, i - (1u << lid));
+    const size_t windows = (tiles + LOOKBACK_WINDOW - 1) / LOOKBACK_WINDOW;
+    board_t slots;
+    slots.tiles = board + 1;
+    slots.window_totals = slots.tiles + (size_t)tiles * FLAG_WORDS;
+    slots.window_prefixes = slots.window_totals + windows * FLAG_WORDS;
+    return slots;
+}
+
+/* What a group's lanes found, for work-item 0 to fold in order. */
+typedef struct {
+    ACC_T tiles[LOOKBACK_WINDOW];       /* this window's tiles before this one */
+    ACC_T windows[LOOKBACK_WINDOW];     /* lane k: window w - 1 - k's aggregate */
+    chain_t prefixes[LOOKBACK_WINDOW];  /* lane k: its inclusive prefix, where out */
+    uint inclusive[LOOKBACK_WINDOW];    /* lane k: whether it is */
+    uint ticket;
+    uint found;
+    ACC_T window_total;                 /* R_w, where this tile closes its window */
+    chain_t window_prefix;              /* P_(w-1) */
+    ACC_T tile_prefix;
+} lookback_scratch_t;
+
+/*
+ * Lanes 0 .. LOOKBACK_WINDOW - 1 each look at window w - 1 - lane until it
+ * shows its aggregate or its inclusive prefix (windows before 0 count as a
+ * prefix of nothing), both in the same round trip.
+ */
+inline void look_at_windows(board_t board, __local lookback_scratch_t *scratch, uint lid, uint w)
+{
+    if (lid >= LOOKBACK_WINDOW)
+        return;
+    const int j = (int)w - 1 - (int)lid;
+    chain_t prefix = chain_from(SCAN_IDENTITY);
+    ACC_T total = SCAN_IDENTITY;
+    bool inclusive = true;
+    if (j >= 0) {
+        bool aggregate;
+        for (;;) {
+            inclusive = look_chain(board.window_prefixes + (size_t)j * CHAIN_WORDS, &prefix);
+            aggregate = look(board.window_totals + (size_t)j * FLAG_WORDS, &total);
+            if (inclusive || aggregate)
+                break;
+            LOOKBACK_SLEEP();
+        }
+    }
+    scratch->inclusive[lid] = inclusive;
+    scratch->windows[lid] = total;
+    scratch->prefixes[lid] = prefix;
+}
+
+/*
+ * Work-item 0: P_(w-1) from the nearest window with its inclusive prefix
+ * out (lanes before it show their aggregates), or found = 0 if none is.
+ */
+inline void fold_windows(__local lookback_scratch_t *scratch)
+{
+    uint m = 0;
+    while (m < LOOKBACK_WINDOW && !scratch->inclusive[m])
+        m++;
+    scratch->found = m < LOOKBACK_WINDOW;
+    if (scratch->found) {
+        chain_t prefix = scratch->prefixes[m];
+        while (m > 0)
+            prefix = chain_fold(prefix, scratch->windows[--m]);
+        scratch->window_prefix = prefix;
+    }
+}
+
+/*
+ * The fold of the tiles before tile t into scratch->tile_prefix, and the
+ * window's publications where t closes it. A tile that does not close its
+ * window looks at its window's tiles and at the windows before at once.
+ */
+inline void tiles_before(board_t board, __local lookback_scratch_t *scratch, uint lid, uint t,
+                         uint tiles, ACC_T total)
+{
+    const uint w = t / LOOKBACK_WINDOW, k = t % LOOKBACK_WINDOW;
+    const bool closes = k == LOOKBACK_WINDOW - 1;
+    if (lid == 0 && !closes && t + 1 < tiles)
+        publish(board.tiles + (size_t)t * FLAG_WORDS, total);
+    if (lid >= LOOKBACK_WINDOW && lid < LOOKBACK_WINDOW + k) {
+        const size_t j = (size_t)w * LOOKBACK_WINDOW + (lid - LOOKBACK_WINDOW);
+        ACC_T value;
+        while (!look(board.tiles + j * FLAG_WORDS, &value))
+            LOOKBACK_SLEEP();
+        scratch->tiles[lid - LOOKBACK_WINDOW] = value;
+    }
+    if (!closes && w > 0)
+        look_at_windows(board, scratch, lid, w);
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (closes) {
+        /* R_w goes out before this tile waits for any other window: no window waits on a chain. */
+        if (lid == 0) {
+            chain_t chain = chain_from(scratch->tiles[0]);
+            for (uint i = 1; i < k; i++)
+                chain = chain_fold(chain, scratch->tiles[i]);
+            scratch->window_total = chain_value(chain_fold(chain, total));
+            publish(board.window_totals + (size_t)w * FLAG_WORDS, scratch->window_total);
+        }
+        if (w > 0)
+            look_at_windows(board, scratch, lid, w);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (w > 0) {
+        for (;;) {
+            if (lid == 0)
+                fold_windows(scratch);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (scratch->found)
+                break;
+            look_at_windows(board, scratch, lid, w); /* none of them out yet: again */
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
     if (lid == 0) {
-        ACC_T node = total;
-        for (uint m = 0; m < levels; m++)
-            node = combine(parts[m], node);
-        nodes[i] = node;
-        fence_gpu();
-        flags[i] = 1;
+        const chain_t window_prefix = w > 0 ? scratch->window_prefix : chain_from(SCAN_IDENTITY);
+        chain_t chain = window_prefix;
+        for (uint i = 0; i < k; i++)
+            chain = chain_fold(chain, scratch->tiles[i]);
+        scratch->tile_prefix = chain_value(chain);
+        if (closes)
+            publish_chain(board.window_prefixes + (size_t)w * CHAIN_WORDS,
+                          chain_fold(window_prefix, scratch->window_total));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /*
- * The fold of tiles [0, t): Fenwick's nodes t, t - lowbit(t), ... cover
- * them, the last one leftmost; lanes wait for one each, and work-item 0
- * folds them from the left.
- */
-inline ACC_T tiles_before(volatile __global uint *flags, volatile __global ACC_T *nodes,
-                          __local ACC_T *parts, uint lid, uint t)
-{
-    const uint count = popcount(t);
-    if (lid < count) {
-        uint j = t;
-        for (uint k = 0; k < lid; k++)
-            j -= lowbit(j);
-        parts[lid] = wait_node(flags, nodes, j);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ACC_T prefix = SCAN_IDENTITY;
-    for (uint k = count; k > 0; k--)
-        prefix = combine(prefix, parts[k - 1]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return prefix;
-}
-
-/*
- * The one-launch scan: common.cl's scan arguments, then `status` (the tile
- * counter, then a flag for each Fenwick node, 1-based; zeroed by the host)
- * and `nodes` (a value for each node, 1-based).
+ * The one-launch scan: common.cl's scan arguments, then the board
+ * (board_of above; the host zeroes it).
  */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
                          ulong out_at, ulong run, __local ACC_T *buf, uint finish,
                          uint mode, __global const ACC_T *seeds, ulong seeds_at,
                          uint seeded, __global ACC_T *carry, ulong carry_at, uint keep_carry,
-                         volatile __global uint *status, volatile __global ACC_T *nodes)
+                         volatile __global ulong *board)
 {
+    __local lookback_scratch_t scratch;
     (void)run;
-    const uint lid = get_local_id(0);
-    __local uint *ticket = (__local uint *)(buf + NODES_AT);
+    const uint lid = get_local_id(0), tiles = get_num_groups(0);
     if (lid == 0)
-        *ticket = atomic_inc(&status[0]);
+        scratch.ticket = atomic_inc((volatile __global uint *)board);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint t = *ticket;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint t = scratch.ticket;
     const ulong start = (ulong)t * TILE;
     RUN_ELEMENT_T items[RUN_ITEMS];
     const uint count = load_tile_run(in, offset, n, start, lid, buf, items);
     ACC_T before, through;
     const ACC_T total = kogge_stone(buf + KS_AT, lid, BLOCK_SIZE, fold_run(items, count), &before,
                                     &through);
-    volatile __global uint *flags = status; /* status[0] counts tiles; status[j], j >= 1, is node j's flag */
-    publish_node(flags, nodes, buf + NODES_AT, lid, t + 1, total);
-    const ACC_T seed = combine(tile_seed(seeds, seeds_at, seeded, 0),
-                               tiles_before(flags, nodes, buf + NODES_AT, lid, t));
+    tiles_before(board_of(board, tiles), &scratch, lid, t, tiles, total);
+    const ACC_T seed = combine(tile_seed(seeds, seeds_at, seeded, 0), scratch.tile_prefix);
     store_tile_run(out, out_at, n, start, lid, buf, items, count, combine(seed, before), finish,
                    mode);
-    if (keep_carry && lid == 0 && t == get_num_groups(0) - 1)
+    if (keep_carry && lid == 0 && t == tiles - 1)
         carry[carry_at] = combine(seed, total);
 }
 #endif

@@ -47,15 +47,12 @@ size_t scan_tile(const clfold_context *ctx, const struct scan_job *job, size_t c
     return job->block * (job->path->items != 0 ? job->path->items : job->run_items);
 }
 
-/*
- * Accumulator values of scratch the levels below the caller's take, or the
- * one-launch scan's Fenwick nodes (1-based: one more than its tiles).
- */
+/* Accumulator values of scratch the levels below the caller's take (none for the one-launch scan). */
 static size_t scratch_values(const clfold_context *ctx, const struct scan_job *job, size_t count)
 {
     size_t values = 0, tiles = divide_up(count, scan_tile(ctx, job, count));
     if (job->lookback)
-        return tiles > 1 ? tiles + 1 : 0;
+        return 0;
     for (; tiles > 1; count = tiles, tiles = divide_up(count, scan_tile(ctx, job, count)))
         values += tiles;
     return values;
@@ -136,19 +133,13 @@ struct seeds {
     bool keep;                     /* the last tile leaves the scan's total at buffer[at] */
 };
 
-/* The one-launch scan's own buffers: the tile counter and the nodes' flags, and the nodes. */
-struct lookback {
-    cl_mem status;
-    cl_mem nodes;
-};
-
 /*
  * The tiles scanned into the level's out: from their seeds, or with a
  * look-back, in the one launch, from the tiles before them.
  */
 static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *job,
                                   const struct level *level, size_t tiles,
-                                  const struct seeds *seeds, const struct lookback *lookback,
+                                  const struct seeds *seeds, cl_mem board,
                                   bool last, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
@@ -157,14 +148,10 @@ static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *jo
     cl_uint mode = !level->exclusive ? SCAN_INCLUSIVE
                  : level->from_start ? SCAN_EXCLUSIVE_FROM_START : SCAN_EXCLUSIVE;
     cl_ulong at = seeds->at;
-    const char *entry = lookback != NULL ? job->path->lookback_entry : job->path->scan_entry;
+    const char *entry = board != NULL ? job->path->lookback_entry : job->path->scan_entry;
     CHECK(program_kernel(ctx, &level->config, entry, &kernel));
-    if (lookback != NULL) {
-        CHECK_CL(clSetKernelArg(kernel, 15, sizeof lookback->status, &lookback->status),
-                 "clSetKernelArg(status)");
-        CHECK_CL(clSetKernelArg(kernel, 16, sizeof lookback->nodes, &lookback->nodes),
-                 "clSetKernelArg(nodes)");
-    }
+    if (board != NULL)
+        CHECK_CL(clSetKernelArg(kernel, 15, sizeof board, &board), "clSetKernelArg(board)");
     CHECK(bind_level(ctx, kernel, job, level, level->out, level->out_at));
     CHECK_CL(clSetKernelArg(kernel, 7, sizeof finish, &finish), "clSetKernelArg(finish)");
     CHECK_CL(clSetKernelArg(kernel, 8, sizeof mode, &mode), "clSetKernelArg(mode)");
@@ -179,7 +166,7 @@ static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *jo
     size_t out_bytes = level->finish ? type_info(level->config.acc.result)->size
                                      : accumulator_size(&level->config.acc);
     log->bytes_read += (uint64_t)level->count * input_bytes(level) +
-                       (lookback == NULL && seeds->seeded
+                       (board == NULL && seeds->seeded
                             ? (uint64_t)tiles * accumulator_size(&level->config.acc) : 0);
     log->bytes_written += (uint64_t)level->count * out_bytes;
 cleanup:
@@ -187,9 +174,13 @@ cleanup:
 }
 
 /*
- * The one-launch scan of a level of several tiles: its tile counter and
- * node flags zeroed (the scratch's second buffer), then the kernel, which
- * takes the carry as the level of one tile does.
+ * The one-launch scan of a level of several tiles: its board zeroed (the
+ * scratch's second buffer), then the kernel, which takes the carry as the
+ * level of one tile does. The board (cl/scan/tiles.cl's board_of) is the
+ * tile counter's word, then a slot a tile and three a window of
+ * LOOKBACK_WINDOW tiles (an aggregate, and an inclusive prefix of up to two
+ * values), a slot being a 64-bit word for every 4 bytes of an accumulator
+ * value.
  */
 static clfold_status run_lookback(clfold_context *ctx, const struct scan_job *job,
                                   const struct level *level, size_t tiles,
@@ -197,20 +188,22 @@ static clfold_status run_lookback(clfold_context *ctx, const struct scan_job *jo
                                   bool last, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    const cl_uint zero = 0;
-    size_t status_bytes = (tiles + 1) * sizeof zero;
+    const cl_ulong zero = 0;
+    size_t slot_words = divide_up(accumulator_size(&level->config.acc), 4);
+    size_t board_bytes =
+        (1 + slot_words * (tiles + 3 * divide_up(tiles, LOOKBACK_WINDOW))) * sizeof zero;
     bool keep = log->timed;
     const cl_event *wait_list;
     cl_uint waits;
-    CHECK(scratch_partials(ctx, scratch, 1, status_bytes));
-    struct lookback lookback = {scratch->partials[1], scratch->partials[0]};
+    CHECK(scratch_partials(ctx, scratch, 1, board_bytes));
     take_waits(log, &waits, &wait_list);
-    CHECK_CL(clEnqueueFillBuffer(ctx->queue, lookback.status, &zero, sizeof zero, 0, status_bytes,
-                                 waits, wait_list, keep ? &log->events[log->count] : NULL),
-             "clEnqueueFillBuffer (scan status)");
+    CHECK_CL(clEnqueueFillBuffer(ctx->queue, scratch->partials[1], &zero, sizeof zero, 0,
+                                 board_bytes, waits, wait_list,
+                                 keep ? &log->events[log->count] : NULL),
+             "clEnqueueFillBuffer (scan board)");
     log->count += keep;
-    log->bytes_written += status_bytes;
-    CHECK(enqueue_scan(ctx, job, level, tiles, from_carry, &lookback, last, log));
+    log->bytes_written += board_bytes;
+    CHECK(enqueue_scan(ctx, job, level, tiles, from_carry, scratch->partials[1], last, log));
 cleanup:
     return status;
 }

@@ -53,7 +53,7 @@ size_t scan_local_values(const struct scan_job *job)
 {
     size_t values = 2 * job->block, tile = job->block * job->run_items;
     if (job->path == &GPU_TILES)
-        return tile + tile / 32 + values + 64; /* tiles.cl: its staging, Kogge-Stone, nodes */
+        return tile + tile / 32 + values; /* tiles.cl: its staging, then Kogge-Stone */
     return job->path->padded ? values + values / 32 : values;
 }
 
@@ -119,7 +119,14 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
                  (unsigned long long)ctx->caps.local_mem_size);
         job->config.block_size = job->block;
         job->config.run_items = (unsigned)job->run_items;
-        job->lookback = ctx->caps.inline_ptx && ctx->settings.scan_lookback;
+        /*
+         * A compensated pair's carry adds a rounding of its own a window in
+         * the look-back's chain, which a long enough chain would take past
+         * the documented bound: those take three launches, as groups too
+         * small for a lane a window and a lane a tile of one do.
+         */
+        job->lookback = ctx->caps.inline_ptx && ctx->settings.scan_lookback &&
+                        !job->config.acc.compensated && job->block >= 2 * LOOKBACK_WINDOW;
     } else {
         CHECK(ladder_block(ctx, job));
     }

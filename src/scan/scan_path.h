@@ -29,7 +29,8 @@ struct scan_job {
     size_t run_items;              /* the auto path's RUN_ITEMS on GPUs; 0 elsewhere */
     size_t chunks_per_level;       /* CPU chunks: how many a level is cut into; 0 elsewhere */
     size_t tiles_per_group;        /* CPU chunks: a work-item's chunks, CHUNK_WAYS; 1 elsewhere */
-    bool lookback;                 /* the path's one-launch scan runs (NVIDIA: PTX fences) */
+    bool lookback;                 /* the path's one-launch scan runs (NVIDIA: PTX's acquire and
+                                      release) */
     struct build_config config;    /* level 0's program: the caller's elements */
 };
 
@@ -38,6 +39,13 @@ struct scan_carry {
     cl_mem buffer;                 /* one accumulator value; NULL: start from nothing, keep nothing */
     bool seeded;                   /* the scan starts from the value there */
 };
+
+/*
+ * The one-launch scan's windows of tiles, the same number as
+ * cl/scan/tiles.cl's LOOKBACK_WINDOW: the host sizes the look-back's
+ * flags and values by it.
+ */
+#define LOOKBACK_WINDOW 32
 
 /* paths.c: the path that the context's scan kernel, and for auto its device, choose. */
 const struct scan_path *scan_path_choose(const clfold_context *ctx);
