@@ -16,7 +16,7 @@ static const struct scan_path LADDER[] = {
                                      "scan_blelloch_padded", 2, true, NULL},
 };
 
-/* Tiles of runs of RUN_ITEMS elements a work-item, 256 work-items a group; one launch on NVIDIA. */
+/* Tiles of runs of RUN_ITEMS elements a work-item, GPU_TILE_BLOCK work-items a group. */
 static const struct scan_path GPU_TILES = {"scan-gpu", CLFOLD_SCAN_AUTO, "scan/tiles.cl",
                                            "scan_tiles_totals", "scan_tiles", 0, false,
                                            "scan_tiles_lookback"};
@@ -29,10 +29,13 @@ static const struct scan_path CPU_CHUNKS = {"scan-cpu", CLFOLD_SCAN_AUTO, "scan/
 
 /*
  * A GPU run's elements: 32 bytes of accumulator values a work-item, at
- * least 4 (tiles of 8 KiB). On the H100, 2^28 float sums took 1.25 ms in
- * tiles of 256 x 8 and 1.73 ms in tiles of 256 x 16 (three launches each).
+ * least 4, in groups of GPU_TILE_BLOCK. On the H100, 2^28 float sums took
+ * 1.25 ms in tiles of 256 x 8 and 1.73 ms in tiles of 256 x 16; on the
+ * H200, 1.213 and 1.219 ms in tiles of 256 x 8 against 1.148 and 1.152 in
+ * tiles of 128 x 8 (two runs each, three launches each).
  */
 #define GPU_RUN_BYTES 32
+#define GPU_TILE_BLOCK 128
 
 /* A CPU scan cuts a level into this many work-items a compute unit: some slack for uneven cores. */
 #define CPU_ITEMS_PER_UNIT 4
@@ -97,8 +100,8 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
         job->config.block_size = 1;
     } else if (job->path == &GPU_TILES) {
         size_t bytes = accumulator_size(&acc);
-        job->block = ctx->caps.max_work_group_size < DEFAULT_BLOCK ? ctx->caps.max_work_group_size
-                                                                   : DEFAULT_BLOCK;
+        job->block = ctx->caps.max_work_group_size < GPU_TILE_BLOCK ? ctx->caps.max_work_group_size
+                                                                    : GPU_TILE_BLOCK;
         job->run_items = GPU_RUN_BYTES / bytes < 4 ? 4 : GPU_RUN_BYTES / bytes;
         if (ctx->settings.scan.block != 0) {
             job->block = ctx->settings.scan.block;
