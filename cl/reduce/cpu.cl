@@ -700,17 +700,60 @@ __kernel void reduce_cpu_rows(__global const IN_T *in, ulong offset, ulong n,
 
 #if !ACC_EXACT
 /*
- * Columns on CPUs: work-item g folds COL_VECTORS vectors of VEC
- * neighbouring columns (block g & (2^block_shift - 1)) down the rows of
- * slice g >> block_shift, one lane a column, each block of SUM_BLOCK rows
- * added by block_sum (a row pitch apart) before its fold. A row's part is
- * then up to 16 vectors in a row: with one vector a work-item, 8192 x 8192
- * floats read 64 bytes every 32 KiB and took POCL 22 ms against an OpenMP
- * loop's 4.2. An exact sum's lanes merge into one state: its columns run
+ * Columns on CPUs: work-item g folds a band of COL_VECTORS vectors of VEC
+ * neighbouring columns (band g & (2^block_shift - 1)) down the rows of
+ * slice g >> block_shift, one lane a column, each block of COLUMN_BLOCK
+ * rows (below) folded before the lanes take it. The host makes a
+ * band a whole row where a row is at most 512 vectors, so that a
+ * work-item streams its slice as one run of memory, as an OpenMP loop
+ * adding whole rows into its columns' sums does (axis.c's
+ * CPU_BAND_VECTORS has the measurements). The band's vectors wholly
+ * inside the matrix take the blocks; a last one cut by its edge is padded
+ * lane by lane. An exact sum's lanes merge into one state: its columns run
  * axis.cl's reduce_columns.
  */
 #ifndef COL_VECTORS
 #define COL_VECTORS 1
+#endif
+
+/*
+ * Rows a band folds a block at a time (a row pitch apart) before its lanes
+ * take them: block_sum's SUM_BLOCK for float sums; 8 for the operators
+ * that give the same bits in any order (integers, float min and max),
+ * folded pairwise with the lanes' own operator, so that a band's lanes are
+ * read and written once every 8 rows, not every row; else 1 (a compensated
+ * pair, a product's scaled lanes).
+ */
+#if RUN_CARRY || SMALL_INT_SUM || ACC_COMPENSATED || ACC_SCALED
+#define COLUMN_BLOCK SUM_BLOCK
+#define column_block block_sum
+#else
+#define COLUMN_BLOCK 8
+inline VACC_T column_block(__global const IN_T *in, size_t i, size_t stride)
+{
+    VACC_T v[COLUMN_BLOCK];
+#pragma unroll
+    for (int b = 0; b < COLUMN_BLOCK; b++)
+        v[b] = load_vector(in, i + b * stride);
+#pragma unroll
+    for (int stride = 1; stride < COLUMN_BLOCK; stride *= 2)
+#pragma unroll
+        for (int b = 0; b + stride < COLUMN_BLOCK; b += 2 * stride)
+            v[b] = lanes_fold(v[b], v[b + stride]);
+    return v[0];
+}
+#endif
+
+/*
+ * The band's whole vectors, v in turn: up to 16 unrolled, so that their
+ * lanes stay in registers; a longer band's lanes live in private memory,
+ * where an unrolled loop would only be longer.
+ */
+#if COL_VECTORS <= 16
+#define FOR_WHOLE_VECTORS(v) \
+    _Pragma("unroll") for (uint v = 0; v < COL_VECTORS; v++) if (v < whole)
+#else
+#define FOR_WHOLE_VECTORS(v) for (uint v = 0; v < whole; v++)
 #endif
 
 __kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
@@ -720,40 +763,36 @@ __kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
     const ulong g = get_global_id(0), slice = g >> block_shift;
     const ulong col = (g & (((ulong)1 << block_shift) - 1)) * (VEC * COL_VECTORS);
     const ulong first = slice * slice_rows, stop = min(first + slice_rows, rows);
+    const ulong in_band = col < cols ? min((ulong)(VEC * COL_VECTORS), cols - col) : 0;
+    const uint whole = (uint)(in_band / VEC);
     lanes_t acc[COL_VECTORS];
     (void)n;
     for (int v = 0; v < COL_VECTORS; v++)
         acc[v] = lanes_start();
-    if (col + VEC * COL_VECTORS <= cols) {
-        ulong r = first;
-        for (ulong k = 0; r + SUM_BLOCK <= stop; r += SUM_BLOCK, k++) {
-#pragma unroll
-            for (int v = 0; v < COL_VECTORS; v++)
-                acc[v] = lanes_fold(acc[v], block_sum(in, offset + r * pitch + col + v * VEC,
-                                                      pitch));
+    ulong r = first;
+    for (ulong k = 0; r + COLUMN_BLOCK <= stop; r += COLUMN_BLOCK, k++) {
+        FOR_WHOLE_VECTORS(v)
+        acc[v] = lanes_fold(acc[v], column_block(in, offset + r * pitch + col + v * VEC, pitch));
 #if COMPENSATED_LANES
-            if (k % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
-#pragma unroll
-                for (int v = 0; v < COL_VECTORS; v++)
-                    acc[v] = lanes_renormalize(acc[v]);
+        if (k % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
+            FOR_WHOLE_VECTORS(v)
+        acc[v] = lanes_renormalize(acc[v]);
 #endif
-        }
-        for (; r < stop; r++)
-#pragma unroll
-            for (int v = 0; v < COL_VECTORS; v++)
-                acc[v] = lanes_fold(acc[v], load_vector(in, offset + r * pitch + col + v * VEC));
-    } else {
-        for (ulong r = first; r < stop; r++)
-            for (int v = 0; v < COL_VECTORS; v++) {
-                LANE_T pad[VEC];
-                for (int j = 0; j < VEC; j++) {
-                    const ulong c = col + v * VEC + j;
-                    pad[j] = lane_or_pad(in, offset + r * pitch + c, c < cols);
-                }
-                acc[v] = lanes_fold(acc[v], VLOAD(0, pad));
-            }
     }
-    for (int v = 0; v < COL_VECTORS; v++) {
+    for (; r < stop; r++)
+        FOR_WHOLE_VECTORS(v)
+    acc[v] = lanes_fold(acc[v], load_vector(in, offset + r * pitch + col + v * VEC));
+    if (in_band % VEC != 0) {
+        for (r = first; r < stop; r++) {
+            LANE_T pad[VEC];
+            for (int j = 0; j < VEC; j++) {
+                const ulong c = col + whole * VEC + j;
+                pad[j] = lane_or_pad(in, offset + r * pitch + c, c < cols);
+            }
+            acc[whole] = lanes_fold(acc[whole], VLOAD(0, pad));
+        }
+    }
+    for (uint v = 0; v < COL_VECTORS && col + v * VEC < cols; v++) {
         ACC_T values[VEC];
         lanes_values(acc[v], values);
         for (int j = 0; j < VEC; j++)

@@ -56,6 +56,16 @@ struct axis_shape {
 /* Work-items a GPU keeps resident per compute unit (a Hopper SM holds 2048). */
 #define GPU_ITEMS_PER_UNIT 2048
 
+/*
+ * Columns on CPUs: a work-item's band of neighbouring columns, up to this
+ * many vectors (cpu.cl's reduce_cpu_columns), a whole row where it fits.
+ * 8192 x 8192 floats (16-lane vectors) on POCL 3.1, 2 cores, three runs
+ * each against an OpenMP loop adding whole rows: bands of 16 vectors (a
+ * KiB of each row) took 8.1-8.3 ms (0.67-0.69x OpenMP), 64 6.4-6.6 ms,
+ * 256 5.9-6.3 ms, 512 (whole rows) 5.5-5.7 ms (0.94-1.04x).
+ */
+#define CPU_BAND_VECTORS 512
+
 /* A CPU gets this many groups a compute unit, so that uneven rows even out. */
 #define CPU_GROUPS_PER_UNIT 8
 
@@ -135,12 +145,13 @@ static void cpu_lanes_shape(const clfold_context *ctx, const struct axis_request
     shape->small_int_sum = !columns && sums_small_integers(&config);
     shape->lanes = cpu_lanes(ctx, &config, shape->small_int_sum);
     /*
-     * Columns: up to 16 vectors a row, so that a work-item reads whole
-     * lines, not one a row. An arg's lanes take two registers a vector (a
-     * key and a row): up to 4, which ran 8192 x 8192 floats' argmax on POCL
-     * 3.1 in about 10 ms against 13 to 26 with 8 or 16 (16 spill registers).
+     * Columns: a band of up to CPU_BAND_VECTORS vectors a row, so that a
+     * work-item reads whole rows where they fit. An arg's lanes take two
+     * registers a vector (a key and a row): up to 4, which ran 8192 x 8192
+     * floats' argmax on POCL 3.1 in about 10 ms against 13 to 26 with 8 or
+     * 16 (16 spill registers).
      */
-    unsigned most_vectors = request->acc.arg ? 4 : 16;
+    unsigned most_vectors = request->acc.arg ? 4 : CPU_BAND_VECTORS;
     shape->col_vectors = 1;
     while (columns && shape->col_vectors < most_vectors &&
            (size_t)shape->col_vectors * shape->lanes < request->cols)
