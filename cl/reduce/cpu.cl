@@ -25,7 +25,8 @@
  *
  * Flags, besides defs.cl's: VEC, the lanes of an accumulator vector (2, 4,
  * 8 or 16: the device's preferred width of the type the lanes add in, see
- * cpu_launch in src/reduce/cpu_shape.c); ACCS, accumulators per work-item.
+ * cpu_launch in src/reduce/cpu_shape.c); ACCS, accumulators per work-item
+ * (cpu_streams there).
  */
 #ifndef VEC
 #define VEC 8

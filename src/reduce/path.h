@@ -143,6 +143,8 @@ const char *cpu_source(const struct build_config *config);
 /* The lanes of the CPU shape's vectors for `config` (what cpu.cl's VEC is). */
 unsigned cpu_lanes(const clfold_context *ctx, const struct build_config *config,
                    bool small_int_sum);
+/* The streams a CPU work-item folds a long chunk in for `config` (what cpu.cl's ACCS is). */
+unsigned cpu_streams(const struct build_config *config);
 
 /* checks.c: what every public reduction checks before it enqueues anything. */
 
