@@ -439,20 +439,24 @@ inline VACC_T block_sum(__global const IN_T *in, size_t i, size_t stride)
     return TO_VACC(sum);
 }
 #else
-/* Added pairwise: (v0 + v1) + (v2 + v3) ... */
-inline VACC_T block_sum(__global const IN_T *in, size_t i, size_t stride)
-{
-    VACC_T v[SUM_BLOCK];
-#pragma unroll
-    for (int b = 0; b < SUM_BLOCK; b++)
-        v[b] = load_vector(in, i + b * stride);
-#pragma unroll
-    for (int stride = 1; stride < SUM_BLOCK; stride *= 2)
-#pragma unroll
-        for (int b = 0; b + stride < SUM_BLOCK; b += 2 * stride)
-            v[b] = v[b] + v[b + stride];
-    return v[0];
-}
+/*
+ * NAME(in, i, stride): COUNT vectors from element i, `stride` elements
+ * apart, folded pairwise with FOLD: (v0 . v1) . (v2 . v3) ...
+ */
+#define PAIRWISE_BLOCK(NAME, COUNT, FOLD)                                    \
+    inline VACC_T NAME(__global const IN_T *in, size_t i, size_t stride)    \
+    {                                                                       \
+        VACC_T v[COUNT];                                                    \
+        _Pragma("unroll") for (int b = 0; b < COUNT; b++)                   \
+            v[b] = load_vector(in, i + b * stride);                        \
+        _Pragma("unroll") for (int s = 1; s < COUNT; s *= 2)                \
+            _Pragma("unroll") for (int b = 0; b + s < COUNT; b += 2 * s)    \
+                v[b] = FOLD(v[b], v[b + s]);                                \
+        return v[0];                                                        \
+    }
+#define VECTOR_PLUS(a, b) ((a) + (b))
+/* Added pairwise. */
+PAIRWISE_BLOCK(block_sum, SUM_BLOCK, VECTOR_PLUS)
 #endif
 
 /* A vector into lanes: an exact sum spills into the work-item's state, declared in the kernel. */
@@ -730,19 +734,7 @@ __kernel void reduce_cpu_rows(__global const IN_T *in, ulong offset, ulong n,
 #define column_block block_sum
 #else
 #define COLUMN_BLOCK 8
-inline VACC_T column_block(__global const IN_T *in, size_t i, size_t stride)
-{
-    VACC_T v[COLUMN_BLOCK];
-#pragma unroll
-    for (int b = 0; b < COLUMN_BLOCK; b++)
-        v[b] = load_vector(in, i + b * stride);
-#pragma unroll
-    for (int stride = 1; stride < COLUMN_BLOCK; stride *= 2)
-#pragma unroll
-        for (int b = 0; b + stride < COLUMN_BLOCK; b += 2 * stride)
-            v[b] = lanes_fold(v[b], v[b + stride]);
-    return v[0];
-}
+PAIRWISE_BLOCK(column_block, COLUMN_BLOCK, lanes_fold)
 #endif
 
 /*
