@@ -156,7 +156,10 @@ static void cpu_lanes_shape(const clfold_context *ctx, const struct axis_request
     while (columns && shape->col_vectors < most_vectors &&
            (size_t)shape->col_vectors * shape->lanes < request->cols)
         shape->col_vectors *= 2;
-    /* cpu_streams' streams on long rows, one on short ones, whose lanes' final fold would cost more. */
+    /*
+     * cpu_streams' streams on long rows; one on short ones, whose lanes'
+     * final fold would cost more.
+     */
     shape->accs = length >= 4096 ? cpu_streams(&config) : 1;
 }
 
