@@ -56,6 +56,7 @@
 #define cpu_bind clfold_internal_cpu_bind
 #define cpu_lanes clfold_internal_cpu_lanes
 #define cpu_source clfold_internal_cpu_source
+#define cpu_streams clfold_internal_cpu_streams
 #define cpu_run clfold_internal_cpu_run
 #define cpu_shape clfold_internal_cpu_shape
 #define divide_up clfold_internal_divide_up
