@@ -765,16 +765,17 @@ __kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
     ulong r = first;
     for (ulong k = 0; r + COLUMN_BLOCK <= stop; r += COLUMN_BLOCK, k++) {
         FOR_WHOLE_VECTORS(v)
-        acc[v] = lanes_fold(acc[v], column_block(in, offset + r * pitch + col + v * VEC, pitch));
+            acc[v] = lanes_fold(acc[v],
+                                column_block(in, offset + r * pitch + col + v * VEC, pitch));
 #if COMPENSATED_LANES
         if (k % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
             FOR_WHOLE_VECTORS(v)
-        acc[v] = lanes_renormalize(acc[v]);
+                acc[v] = lanes_renormalize(acc[v]);
 #endif
     }
     for (; r < stop; r++)
         FOR_WHOLE_VECTORS(v)
-    acc[v] = lanes_fold(acc[v], load_vector(in, offset + r * pitch + col + v * VEC));
+            acc[v] = lanes_fold(acc[v], load_vector(in, offset + r * pitch + col + v * VEC));
     if (in_band % VEC != 0) {
         for (r = first; r < stop; r++) {
             LANE_T pad[VEC];
