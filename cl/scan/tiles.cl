@@ -151,7 +151,15 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
     keep_total(carry, carry_at, keep_carry, lid, seed, total);
 }
 
-#if INLINE_PTX
+#ifndef LOOKBACK_WINDOW
+#define LOOKBACK_WINDOW 32
+#endif
+/*
+ * Only where a group has a lane a window and a lane a tile of one: the
+ * host runs smaller groups' scans in three launches, from this same
+ * program.
+ */
+#if INLINE_PTX && BLOCK_SIZE >= 2 * LOOKBACK_WINDOW
 /*
  * The one-launch scan: Merrill and Garland's decoupled look-back, made
  * deterministic. Tiles come in windows of LOOKBACK_WINDOW consecutive
@@ -175,13 +183,6 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * chain thousands of windows long adds 2u of the prefix, not a rounding a
  * window; elsewhere the operator.
  */
-#ifndef LOOKBACK_WINDOW
-#define LOOKBACK_WINDOW 32
-#endif
-#if BLOCK_SIZE < 2 * LOOKBACK_WINDOW
-#error "the look-back takes a lane a window and a lane a tile of the window"
-#endif
-
 #if RUN_CARRY
 typedef run_t chain_t;
 inline chain_t chain_fold(chain_t chain, ACC_T value) { return run_fold(chain, value); }

@@ -29,8 +29,8 @@ struct scan_job {
     size_t run_items;              /* the auto path's RUN_ITEMS on GPUs; 0 elsewhere */
     size_t chunks_per_level;       /* CPU chunks: how many a level is cut into; 0 elsewhere */
     size_t tiles_per_group;        /* CPU chunks: a work-item's chunks, CHUNK_WAYS; 1 elsewhere */
-    bool lookback;                 /* the path's one-launch scan runs (NVIDIA: PTX's acquire and
-                                      release) */
+    bool lookback;                 /* the path's one-launch scan runs (NVIDIA: PTX's relaxed
+                                      loads and stores at the GPU's scope) */
     struct build_config config;    /* level 0's program: the caller's elements */
 };
 
