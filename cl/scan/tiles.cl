@@ -151,8 +151,8 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
     keep_total(carry, carry_at, keep_carry, lid, seed, total);
 }
 
-#ifndef LOOKBACK_WINDOW
-#define LOOKBACK_WINDOW 32
+#if INLINE_PTX && !defined(LOOKBACK_WINDOW)
+#error "the host sizes the look-back's board by LOOKBACK_WINDOW (scan_path.h)"
 #endif
 /*
  * Only where a group has a lane a window and a lane a tile of one: the

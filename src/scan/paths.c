@@ -122,6 +122,7 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
                  (unsigned long long)ctx->caps.local_mem_size);
         job->config.block_size = job->block;
         job->config.run_items = (unsigned)job->run_items;
+        job->config.lookback_window = LOOKBACK_WINDOW;
         /*
          * A compensated pair's carry adds a rounding of its own a window in
          * the look-back's chain, which a long enough chain would take past

@@ -41,9 +41,8 @@ struct scan_carry {
 };
 
 /*
- * The one-launch scan's windows of tiles, the same number as
- * cl/scan/tiles.cl's LOOKBACK_WINDOW: the host sizes the look-back's
- * flags and values by it.
+ * The one-launch scan's windows of tiles: the host sizes the look-back's
+ * board by it and builds cl/scan/tiles.cl with it (LOOKBACK_WINDOW).
  */
 #define LOOKBACK_WINDOW 32
 
