@@ -81,11 +81,23 @@ void scan_reference_release(struct scan_reference *ref)
     ref->exact = ref->sum_abs = NULL;
 }
 
+/*
+ * The outputs are poisoned in fills of at most 1 GiB: NVIDIA's driver never
+ * finishes a fill of 2^31 bytes or more (tests/known-bugs/nvidia_fill_2gib.c),
+ * which hung the bench's int32 and int8 sums of 2^28 elements (2 GiB of
+ * 64-bit results).
+ */
+#define POISON_PIECE_BYTES ((size_t)1 << 30)
+
 cl_int scan_poison(clfold_context *ctx, cl_mem out, size_t bytes)
 {
     static const cl_uchar ONES = 0xff;
-    cl_int err = clEnqueueFillBuffer(clfold_queue(ctx), out, &ONES, sizeof ONES, 0, bytes, 0, NULL,
-                                     NULL);
+    cl_int err = CL_SUCCESS;
+    for (size_t at = 0; at < bytes && err == CL_SUCCESS; at += POISON_PIECE_BYTES) {
+        size_t piece = bytes - at < POISON_PIECE_BYTES ? bytes - at : POISON_PIECE_BYTES;
+        err = clEnqueueFillBuffer(clfold_queue(ctx), out, &ONES, sizeof ONES, at, piece, 0, NULL,
+                                  NULL);
+    }
     return err == CL_SUCCESS ? clFinish(clfold_queue(ctx)) : err;
 }
 
