@@ -621,6 +621,11 @@ inline ACC_T combine(ACC_T a, ACC_T b)
  *   - everywhere else each level keeps its barrier.
  */
 #if WARP_SHUFFLE
+/*
+ * shfl.sync's three modes on 32 bits: down (lane + delta, warp_fold's),
+ * up (lane - delta, a scan's) and idx (a lane by number); a lane past the
+ * warp's end (or before its start) keeps its own value.
+ */
 inline uint shfl_down_u32(uint value, uint delta)
 {
     uint result;
@@ -630,35 +635,74 @@ inline uint shfl_down_u32(uint value, uint delta)
     return result;
 }
 
-inline ACC_T shfl_down(ACC_T value, uint delta)
+inline uint shfl_up_u32(uint value, uint delta)
 {
-#if ACC_EXACT
-    for (int i = 0; i < EXACT_WORDS; i++) {
-        uint2 halves = as_uint2(value.word[i]);
-        halves.x = shfl_down_u32(halves.x, delta);
-        halves.y = shfl_down_u32(halves.y, delta);
-        value.word[i] = as_ulong(halves);
-    }
-    value.flags = (ulong)shfl_down_u32((uint)value.flags, delta);
-    return value;
-#elif ACC_SIZE == 16
-    uint4 quarters = as_uint4(value);
-    quarters.x = shfl_down_u32(quarters.x, delta);
-    quarters.y = shfl_down_u32(quarters.y, delta);
-    quarters.z = shfl_down_u32(quarters.z, delta);
-    quarters.w = shfl_down_u32(quarters.w, delta);
-    return CONCAT(as_, ACC_T)(quarters);
-#elif ACC_SIZE == 8
-    uint2 halves = as_uint2(value);
-    halves.x = shfl_down_u32(halves.x, delta);
-    halves.y = shfl_down_u32(halves.y, delta);
-    return CONCAT(as_, ACC_T)(halves);
-#elif ACC_FLOAT
-    return as_float(shfl_down_u32(as_uint(value), delta));
-#else
-    return (ACC_T)shfl_down_u32((uint)value, delta);
-#endif
+    uint result;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;"
+                 : "=r"(result)
+                 : "r"(value), "r"(delta));
+    return result;
 }
+
+inline uint shfl_idx_u32(uint value, uint lane)
+{
+    uint result;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(result)
+                 : "r"(value), "r"(lane));
+    return result;
+}
+
+/* An accumulator value through shfl_<mode>_u32, 32 bits at a time. */
+#if ACC_EXACT
+#define SHFL_ACC(mode)                                                  \
+    inline ACC_T shfl_##mode(ACC_T value, uint delta)                   \
+    {                                                                   \
+        for (int i = 0; i < EXACT_WORDS; i++) {                         \
+            uint2 halves = as_uint2(value.word[i]);                     \
+            halves.x = shfl_##mode##_u32(halves.x, delta);              \
+            halves.y = shfl_##mode##_u32(halves.y, delta);              \
+            value.word[i] = as_ulong(halves);                           \
+        }                                                               \
+        value.flags = (ulong)shfl_##mode##_u32((uint)value.flags, delta); \
+        return value;                                                   \
+    }
+#elif ACC_SIZE == 16
+#define SHFL_ACC(mode)                                                  \
+    inline ACC_T shfl_##mode(ACC_T value, uint delta)                   \
+    {                                                                   \
+        uint4 quarters = as_uint4(value);                               \
+        quarters.x = shfl_##mode##_u32(quarters.x, delta);              \
+        quarters.y = shfl_##mode##_u32(quarters.y, delta);              \
+        quarters.z = shfl_##mode##_u32(quarters.z, delta);              \
+        quarters.w = shfl_##mode##_u32(quarters.w, delta);              \
+        return CONCAT(as_, ACC_T)(quarters);                            \
+    }
+#elif ACC_SIZE == 8
+#define SHFL_ACC(mode)                                                  \
+    inline ACC_T shfl_##mode(ACC_T value, uint delta)                   \
+    {                                                                   \
+        uint2 halves = as_uint2(value);                                 \
+        halves.x = shfl_##mode##_u32(halves.x, delta);                  \
+        halves.y = shfl_##mode##_u32(halves.y, delta);                  \
+        return CONCAT(as_, ACC_T)(halves);                              \
+    }
+#elif ACC_FLOAT
+#define SHFL_ACC(mode)                                                  \
+    inline ACC_T shfl_##mode(ACC_T value, uint delta)                   \
+    {                                                                   \
+        return as_float(shfl_##mode##_u32(as_uint(value), delta));      \
+    }
+#else
+#define SHFL_ACC(mode)                                                  \
+    inline ACC_T shfl_##mode(ACC_T value, uint delta)                   \
+    {                                                                   \
+        return (ACC_T)shfl_##mode##_u32((uint)value, delta);            \
+    }
+#endif
+SHFL_ACC(down)
+SHFL_ACC(up)
+SHFL_ACC(idx)
 
 /* Lanes 0..31 of a full warp fold sdata[0..64) into lane 0's register. */
 inline ACC_T warp_fold(__local const ACC_T *sdata, uint tid)

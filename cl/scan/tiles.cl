@@ -8,6 +8,12 @@
  *     (common.cl's kogge_stone), and each work-item walks its run again
  *     from its prefix; the outputs go back through local memory and leave
  *     coalesced too.
+ * On NVIDIA (WARP_SHUFFLE, groups of whole warps) each warp reads and
+ * writes its own slice of the tile, so only its 32 lanes meet in local
+ * memory (bar.warp.sync), and the runs' folds are scanned with shfl.sync:
+ * five shuffles a warp, then the warps' totals scanned the same way, one
+ * barrier between. Elsewhere the group scans them with Kogge-Stone in
+ * local memory, a barrier a step.
  * The tile's own prefix comes from one of two places:
  *   - scan_tiles: the level below (levels.c's multi-block decomposition:
  *     scan_tiles_totals writes each tile's total first). Elements are read
@@ -46,9 +52,31 @@
 
 /*
  * The local array the host gives: STAGE_VALUES accumulator values for the
- * tile, then 2 * BLOCK_SIZE for Kogge-Stone.
+ * tile, then 2 * BLOCK_SIZE for Kogge-Stone (or the warps' totals).
  */
 #define KS_AT STAGE_VALUES
+
+/*
+ * Who moves the tile between global and local memory. Step j of work-item
+ * lid takes tile element TILE_ELEMENT(j, lid), and TILE_SYNC() lets the
+ * work-items that share a stretch of local memory see each other's writes:
+ *   - with warp scans, lane l of warp w takes element l + 32 j of its
+ *     warp's slice (32 * RUN_ITEMS elements, its lanes' runs), so the warp
+ *     is alone there and its lanes meet in a warp barrier;
+ *   - else work-item lid takes element lid + BLOCK_SIZE j, and the group
+ *     meets in a barrier.
+ * Either way each step's loads and stores are consecutive across lanes.
+ */
+#if WARP_SHUFFLE && BLOCK_SIZE % 32 == 0
+#define WARP_SCANS 1
+#define WARPS (BLOCK_SIZE / 32)
+#define TILE_ELEMENT(j, lid) (((lid) & ~31u) * RUN_ITEMS + (j) * 32 + ((lid) & 31))
+#define TILE_SYNC() asm volatile("bar.warp.sync -1;" ::: "memory")
+#else
+#define WARP_SCANS 0
+#define TILE_ELEMENT(j, lid) ((j) * BLOCK_SIZE + (lid))
+#define TILE_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
 
 /*
  * Loads work-item lid's run of the tile at `start` (elements past n are
@@ -59,22 +87,91 @@ inline uint load_tile_run(__global const IN_T *in, ulong offset, ulong n, ulong 
                           __local ACC_T *buf, RUN_ELEMENT_T *items)
 {
     __local RUN_ELEMENT_T *stage = (__local RUN_ELEMENT_T *)buf;
+    /*
+     * Every tile but the last skips the bounds: checking every element's
+     * made the whole scan of 2^28 floats take 1.58 ms, not 0.94 (H200,
+     * tiles of 128 x 16).
+     */
+    if (start + TILE <= n) {
 #pragma unroll
-    for (uint j = 0; j < RUN_ITEMS; j++) {
-        const uint k = j * BLOCK_SIZE + lid;
-        if (start + k < n)
+        for (uint j = 0; j < RUN_ITEMS; j++) {
+            const uint k = TILE_ELEMENT(j, lid);
             stage[STAGE(k)] = load_run(in, offset + start + k);
+        }
+    } else {
+#pragma unroll
+        for (uint j = 0; j < RUN_ITEMS; j++) {
+            const uint k = TILE_ELEMENT(j, lid);
+            if (start + k < n)
+                stage[STAGE(k)] = load_run(in, offset + start + k);
+        }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    TILE_SYNC();
     const ulong first = start + (ulong)lid * RUN_ITEMS;
     const uint count = first >= n ? 0 : (uint)min((ulong)RUN_ITEMS, n - first);
 #pragma unroll
     for (uint j = 0; j < RUN_ITEMS; j++)
         if (j < count)
             items[j] = stage[STAGE(lid * RUN_ITEMS + j)];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    TILE_SYNC();
     return count;
 }
+
+/*
+ * The runs' scan: work-item lid brings its run's fold; on return *before
+ * holds the fold of the runs below it (the identity for work-item 0), and
+ * the function returns the tile's total, in every work-item.
+ */
+#if WARP_SCANS
+/*
+ * Kogge-Stone over a warp's registers: lane l ends with the fold of lanes
+ * 0..l. A run's fold reaches its outputs through at most five additions
+ * here, log2(WARPS) in the warps' scan (the identity's are exact) and one
+ * more for its warp's prefix: log2(BLOCK_SIZE) + 1, within the 2 log2 of
+ * the tile that docs/scans.md's bound allows.
+ */
+inline ACC_T warp_scan(ACC_T value, uint lane)
+{
+#pragma unroll
+    for (uint d = 1; d < 32; d <<= 1) {
+        const ACC_T lower = shfl_up(value, d);
+        if (lane >= d)
+            value = combine(lower, value);
+    }
+    return value;
+}
+
+inline ACC_T scan_runs(__local ACC_T *buf, uint lid, ACC_T value, ACC_T *before)
+{
+    __local ACC_T *warp_totals = buf + KS_AT;
+    const uint lane = lid & 31, warp = lid / 32;
+    const ACC_T through = warp_scan(value, lane);
+    ACC_T lower = shfl_up(through, 1);
+    if (lane == 31)
+        warp_totals[warp] = through;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Every warp scans the warps' totals (lane w holds warp w's) and takes its own prefix. */
+    ACC_T warps = SCAN_IDENTITY;
+    if (lane < WARPS)
+        warps = warp_totals[lane];
+    warps = warp_scan(warps, lane);
+    const ACC_T warp_before = shfl_idx(warps, warp == 0 ? 0 : warp - 1);
+    const ACC_T total = shfl_idx(warps, WARPS - 1);
+    if (lane == 0)
+        lower = SCAN_IDENTITY;
+    if (warp > 0)
+        lower = combine(warp_before, lower);
+    *before = lower;
+    barrier(CLK_LOCAL_MEM_FENCE); /* the warps' totals are free again */
+    return total;
+}
+#else
+inline ACC_T scan_runs(__local ACC_T *buf, uint lid, ACC_T value, ACC_T *before)
+{
+    ACC_T through;
+    return kogge_stone(buf + KS_AT, lid, BLOCK_SIZE, value, before, &through);
+}
+#endif
 
 /* The fold of a run's elements. */
 inline ACC_T fold_run(const RUN_ELEMENT_T *items, uint count)
@@ -106,14 +203,81 @@ inline void store_tile_run(__global uchar *out, ulong out_at, ulong n, ulong sta
                 output_value(mode, start + lid * RUN_ITEMS + j, before, scan_run_value(walk));
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    TILE_SYNC();
+    if (start + TILE <= n) {
 #pragma unroll
-    for (uint j = 0; j < RUN_ITEMS; j++) {
-        const uint k = j * BLOCK_SIZE + lid;
-        if (start + k < n)
+        for (uint j = 0; j < RUN_ITEMS; j++) {
+            const uint k = TILE_ELEMENT(j, lid);
             store_output(out, out_at, start + k, finish, buf[STAGE(k)]);
+        }
+    } else {
+#pragma unroll
+        for (uint j = 0; j < RUN_ITEMS; j++) {
+            const uint k = TILE_ELEMENT(j, lid);
+            if (start + k < n)
+                store_output(out, out_at, start + k, finish, buf[STAGE(k)]);
+        }
     }
 }
+
+/*
+ * The tile's total, in work-item 0. With warp scans nothing is staged: each
+ * work-item folds its elements as it loads them (a run of strided
+ * elements), each warp folds its lanes' runs with shfl.sync, and warp 0 the
+ * warps'. The tile's prefixes may group its elements otherwise than
+ * scan_tiles does: docs/scans.md's bound holds for any grouping whose
+ * additions are as deep. Staging the tile to fold scan_tiles' own runs cost
+ * 0.09 ms more in 0.94 (H200, 2^28 floats in tiles of 128 x 16). Else the
+ * tile is scanned as scan_tiles scans it.
+ */
+#if WARP_SCANS
+inline ACC_T warp_fold_registers(ACC_T value)
+{
+#pragma unroll
+    for (uint d = 16; d > 0; d >>= 1)
+        value = combine(value, shfl_down(value, d));
+    return value; /* lane 0's is the warp's */
+}
+
+inline ACC_T tile_total(__global const IN_T *in, ulong offset, ulong n, ulong start, uint lid,
+                        __local ACC_T *buf)
+{
+    __local ACC_T *warp_totals = buf + KS_AT;
+    run_t run = scan_run_from(SCAN_IDENTITY);
+    if (start + TILE <= n) {
+#pragma unroll
+        for (uint j = 0; j < RUN_ITEMS; j++)
+            run = run_fold(run, load_run(in, offset + start + TILE_ELEMENT(j, lid)));
+    } else {
+#pragma unroll
+        for (uint j = 0; j < RUN_ITEMS; j++) {
+            const uint k = TILE_ELEMENT(j, lid);
+            if (start + k < n)
+                run = run_fold(run, load_run(in, offset + start + k));
+        }
+    }
+    const ACC_T warp_total = warp_fold_registers(scan_run_value(run));
+    if ((lid & 31) == 0)
+        warp_totals[lid / 32] = warp_total;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ACC_T total = SCAN_IDENTITY;
+    if (lid < 32) { /* warp 0, every lane of it */
+        if (lid < WARPS)
+            total = warp_totals[lid];
+        total = warp_fold_registers(total);
+    }
+    return total;
+}
+#else
+inline ACC_T tile_total(__global const IN_T *in, ulong offset, ulong n, ulong start, uint lid,
+                        __local ACC_T *buf)
+{
+    RUN_ELEMENT_T items[RUN_ITEMS];
+    const uint count = load_tile_run(in, offset, n, start, lid, buf, items);
+    ACC_T before;
+    return scan_runs(buf, lid, fold_run(items, count), &before);
+}
+#endif
 
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void scan_tiles_totals(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *totals,
@@ -122,11 +286,7 @@ void scan_tiles_totals(__global const IN_T *in, ulong offset, ulong n, __global 
     (void)run;
     const uint lid = get_local_id(0);
     const ulong group = get_group_id(0);
-    RUN_ELEMENT_T items[RUN_ITEMS];
-    const uint count = load_tile_run(in, offset, n, group * TILE, lid, buf, items);
-    ACC_T before, through;
-    const ACC_T total = kogge_stone(buf + KS_AT, lid, BLOCK_SIZE, fold_run(items, count), &before,
-                                    &through);
+    const ACC_T total = tile_total(in, offset, n, group * TILE, lid, buf);
     if (lid == 0)
         totals[totals_at + group] = total;
 }
@@ -143,9 +303,8 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
     const ACC_T seed = tile_seed(seeds, seeds_at, seeded, group);
     RUN_ELEMENT_T items[RUN_ITEMS];
     const uint count = load_tile_run(in, offset, n, start, lid, buf, items);
-    ACC_T before, through;
-    const ACC_T total = kogge_stone(buf + KS_AT, lid, BLOCK_SIZE, fold_run(items, count), &before,
-                                    &through);
+    ACC_T before;
+    const ACC_T total = scan_runs(buf, lid, fold_run(items, count), &before);
     store_tile_run(out, out_at, n, start, lid, buf, items, count, combine(seed, before), finish,
                    mode);
     keep_total(carry, carry_at, keep_carry, lid, seed, total);
@@ -155,22 +314,29 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
 #error "the host sizes the look-back's board by LOOKBACK_WINDOW (scan_path.h)"
 #endif
 /*
- * Only where a group has a lane a window and a lane a tile of one: the
- * host runs smaller groups' scans in three launches, from this same
- * program.
+ * Only where a group has two whole warps (a lane a window, a lane a tile
+ * of one) and warps scan with shfl.sync: the host runs other groups' scans
+ * in three launches, from this same program.
  */
-#if INLINE_PTX && BLOCK_SIZE >= 2 * LOOKBACK_WINDOW
+#if INLINE_PTX && WARP_SCANS && LOOKBACK_WINDOW != 32
+#error "the look-back scans a window's tiles in one warp: LOOKBACK_WINDOW is 32 (scan_path.h)"
+#endif
+#if INLINE_PTX && WARP_SCANS && BLOCK_SIZE >= 2 * LOOKBACK_WINDOW
 /*
  * The one-launch scan: Merrill and Garland's decoupled look-back, made
  * deterministic. Tiles come in windows of LOOKBACK_WINDOW consecutive
- * tiles (tile t is tile t % LOOKBACK_WINDOW of window t / LOOKBACK_WINDOW):
+ * tiles (tile t is tile k = t % LOOKBACK_WINDOW of window
+ * w = t / LOOKBACK_WINDOW):
  *   - every tile publishes its total, its aggregate, as soon as it has it;
- *   - the last tile of window w folds its window's aggregates in order
- *     into the window's aggregate R_w and publishes it at once; then,
- *     having found P_(w-1), it publishes the window's inclusive prefix
- *     P_w = P_(w-1) then R_w;
- *   - tile t of window w starts from P_(w-1), then the aggregates of the
- *     tiles of its window before it, in order.
+ *   - a tile's second warp scans the aggregates of its window's tiles up to
+ *     it, lane i holding tile i's (its own at lane k, the identity above),
+ *     with shfl.sync: S_k, the fold of those before it, is lane k - 1's
+ *     result, the same bits in every tile that takes it, since a lane's
+ *     result depends only on the lanes below it;
+ *   - the last tile of window w publishes lane 31's, the window's
+ *     aggregate R_w, at once; then, having found P_(w-1), it publishes the
+ *     window's inclusive prefix P_w = P_(w-1) then R_w;
+ *   - tile k of window w starts from P_(w-1), then S_k.
  * A tile finds P_(w-1) by looking back, a lane a window: the nearest
  * window j before w whose P_j is out, and R_(j+1) ... R_(w-1) folded onto
  * it one by one. Every P is a left fold of the R's before it, and a left
@@ -304,7 +470,7 @@ inline board_t board_of(volatile __global ulong *board, uint tiles)
 
 /* What a group's lanes found, for work-item 0 to fold in order. */
 typedef struct {
-    ACC_T tiles[LOOKBACK_WINDOW];       /* this window's tiles before this one */
+    ACC_T tiles_before;                 /* S_k: this window's tiles before this one */
     ACC_T windows[LOOKBACK_WINDOW];     /* lane k: window w - 1 - k's aggregate */
     chain_t prefixes[LOOKBACK_WINDOW];  /* lane k: its inclusive prefix, where out */
     uint inclusive[LOOKBACK_WINDOW];    /* lane k: whether it is */
@@ -362,9 +528,36 @@ inline void fold_windows(__local lookback_scratch_t *scratch)
 }
 
 /*
+ * The second warp (work-items LOOKBACK_WINDOW ..): S_k into scratch, and,
+ * where tile k closes window w, R_w there and on the board. Lane i < k
+ * waits for tile i's aggregate.
+ */
+inline void scan_window(board_t board, __local lookback_scratch_t *scratch, uint lid, uint w,
+                        uint k, ACC_T total)
+{
+    const uint lane = lid - LOOKBACK_WINDOW;
+    ACC_T value = SCAN_IDENTITY;
+    if (lane < k) {
+        const size_t i = (size_t)w * LOOKBACK_WINDOW + lane;
+        while (!look(board.tiles + i * FLAG_WORDS, &value))
+            LOOKBACK_SLEEP();
+    } else if (lane == k) {
+        value = total;
+    }
+    const ACC_T through = warp_scan(value, lane);
+    const ACC_T before = shfl_idx(through, k == 0 ? 0 : k - 1);
+    if (lane == LOOKBACK_WINDOW - 1 && k == LOOKBACK_WINDOW - 1) {
+        publish(board.window_totals + (size_t)w * FLAG_WORDS, through);
+        scratch->window_total = through;
+    }
+    if (lane == 0)
+        scratch->tiles_before = k == 0 ? SCAN_IDENTITY : before;
+}
+
+/*
  * The fold of the tiles before tile t into scratch->tile_prefix, and the
- * window's publications where t closes it. A tile that does not close its
- * window looks at its window's tiles and at the windows before at once.
+ * window's publications where t closes it. The first warp looks at the
+ * windows before while the second scans this one's tiles.
  */
 inline void tiles_before(board_t board, __local lookback_scratch_t *scratch, uint lid, uint t,
                          uint tiles, ACC_T total)
@@ -373,29 +566,11 @@ inline void tiles_before(board_t board, __local lookback_scratch_t *scratch, uin
     const bool closes = k == LOOKBACK_WINDOW - 1;
     if (lid == 0 && !closes && t + 1 < tiles)
         publish(board.tiles + (size_t)t * FLAG_WORDS, total);
-    if (lid >= LOOKBACK_WINDOW && lid < LOOKBACK_WINDOW + k) {
-        const size_t j = (size_t)w * LOOKBACK_WINDOW + (lid - LOOKBACK_WINDOW);
-        ACC_T value;
-        while (!look(board.tiles + j * FLAG_WORDS, &value))
-            LOOKBACK_SLEEP();
-        scratch->tiles[lid - LOOKBACK_WINDOW] = value;
-    }
-    if (!closes && w > 0)
+    if (lid >= LOOKBACK_WINDOW && lid < 2 * LOOKBACK_WINDOW)
+        scan_window(board, scratch, lid, w, k, total);
+    else if (w > 0)
         look_at_windows(board, scratch, lid, w);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (closes) {
-        /* R_w goes out before this tile waits for any other window: no window waits on a chain. */
-        if (lid == 0) {
-            chain_t chain = chain_from(scratch->tiles[0]);
-            for (uint i = 1; i < k; i++)
-                chain = chain_fold(chain, scratch->tiles[i]);
-            scratch->window_total = chain_value(chain_fold(chain, total));
-            publish(board.window_totals + (size_t)w * FLAG_WORDS, scratch->window_total);
-        }
-        if (w > 0)
-            look_at_windows(board, scratch, lid, w);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
     if (w > 0) {
         for (;;) {
             if (lid == 0)
@@ -409,10 +584,7 @@ inline void tiles_before(board_t board, __local lookback_scratch_t *scratch, uin
     }
     if (lid == 0) {
         const chain_t window_prefix = w > 0 ? scratch->window_prefix : chain_from(SCAN_IDENTITY);
-        chain_t chain = window_prefix;
-        for (uint i = 0; i < k; i++)
-            chain = chain_fold(chain, scratch->tiles[i]);
-        scratch->tile_prefix = chain_value(chain);
+        scratch->tile_prefix = chain_value(chain_fold(window_prefix, scratch->tiles_before));
         if (closes)
             publish_chain(board.window_prefixes + (size_t)w * CHAIN_WORDS,
                           chain_fold(window_prefix, scratch->window_total));
@@ -441,9 +613,8 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     const ulong start = (ulong)t * TILE;
     RUN_ELEMENT_T items[RUN_ITEMS];
     const uint count = load_tile_run(in, offset, n, start, lid, buf, items);
-    ACC_T before, through;
-    const ACC_T total = kogge_stone(buf + KS_AT, lid, BLOCK_SIZE, fold_run(items, count), &before,
-                                    &through);
+    ACC_T before;
+    const ACC_T total = scan_runs(buf, lid, fold_run(items, count), &before);
     tiles_before(board_of(board, tiles), &scratch, lid, t, tiles, total);
     const ACC_T seed = combine(tile_seed(seeds, seeds_at, seeded, 0), scratch.tile_prefix);
     store_tile_run(out, out_at, n, start, lid, buf, items, count, combine(seed, before), finish,

@@ -28,13 +28,15 @@ static const struct scan_path CPU_CHUNKS = {"scan-cpu", CLFOLD_SCAN_AUTO, "scan/
 #define DEFAULT_BLOCK 256
 
 /*
- * A GPU run's elements: 32 bytes of accumulator values a work-item, at
- * least 4, in groups of GPU_TILE_BLOCK. On the H100, 2^28 float sums took
- * 1.25 ms in tiles of 256 x 8 and 1.73 ms in tiles of 256 x 16; on the
- * H200, 1.213 and 1.219 ms in tiles of 256 x 8 against 1.148 and 1.152 in
- * tiles of 128 x 8 (two runs each, three launches each).
+ * A GPU run's elements: 64 bytes of accumulator values a work-item, 4 to
+ * 16 (a longer run unrolls into a longer build), in groups of
+ * GPU_TILE_BLOCK. On the H200 with warp scans, 2^28
+ * float sums took 0.851 ms in tiles of 128 x 16, 0.861 in 128 x 32, 0.892
+ * in 128 x 8 and 0.892 in 256 x 16, and int32 sums (into int64) 1.06 ms in
+ * 128 x 8 against 1.23 in 128 x 4 (three launches, one run each); before
+ * warp scans, 128 x 8 had beaten 256 x 8 and 256 x 16 there.
  */
-#define GPU_RUN_BYTES 32
+#define GPU_RUN_BYTES 64
 #define GPU_TILE_BLOCK 128
 
 /* A CPU scan cuts a level into this many work-items a compute unit: some slack for uneven cores. */
@@ -102,7 +104,9 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
         size_t bytes = accumulator_size(&acc);
         job->block = ctx->caps.max_work_group_size < GPU_TILE_BLOCK ? ctx->caps.max_work_group_size
                                                                     : GPU_TILE_BLOCK;
-        job->run_items = GPU_RUN_BYTES / bytes < 4 ? 4 : GPU_RUN_BYTES / bytes;
+        job->run_items = GPU_RUN_BYTES / bytes < 4    ? 4
+                         : GPU_RUN_BYTES / bytes > 16 ? 16
+                                                      : GPU_RUN_BYTES / bytes;
         if (ctx->settings.scan.block != 0) {
             job->block = ctx->settings.scan.block;
             job->run_items = ctx->settings.scan.run_items;
@@ -126,11 +130,13 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
         /*
          * A compensated pair's carry adds a rounding of its own a window in
          * the look-back's chain, which a long enough chain would take past
-         * the documented bound: those take three launches, as groups too
-         * small for a lane a window and a lane a tile of one do.
+         * the documented bound: those take three launches, as groups of
+         * fewer than two warps and builds without warp scans do
+         * (tiles.cl's WARP_SCANS).
          */
-        job->lookback = ctx->caps.inline_ptx && ctx->settings.scan_lookback &&
-                        !job->config.acc.compensated && job->block >= 2 * LOOKBACK_WINDOW;
+        job->lookback = ctx->caps.inline_ptx && ctx->caps.warp_shuffle &&
+                        ctx->settings.scan_lookback && !job->config.acc.compensated &&
+                        job->block >= 2 * LOOKBACK_WINDOW;
     } else {
         CHECK(ladder_block(ctx, job));
     }
