@@ -12,6 +12,10 @@
 #                             accuracy_chunks and faults_beyond_global_memory;
 #        oclgrind_*           the kernels run in Oclgrind's simulator, which
 #                             ASan does not instrument: 40 s for nothing new;
+#        scan_lengths_<ladder step>, arg_whole_k3 .. k6
+#                             the same host code as scan_lengths_auto and
+#                             arg_whole_k1, k2, k7 and auto, with another
+#                             kernel: 140 s of CPU time for nothing new;
 #      and the MPI tests (label mpi) once more on their own, with ASan and
 #      UBSan but not LeakSanitizer: Open MPI leaves its allocations at
 #      MPI_Finalize, in components it has unloaded by then;
@@ -90,7 +94,7 @@ if ! command -v llvm-symbolizer >/dev/null && [ -x /usr/bin/llvm-symbolizer-14 ]
     export ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14
 fi
 ctest --test-dir "$asan_build" -j "$jobs" --output-on-failure -LE mpi \
-    -E '^(big|scan_big|accuracy_tenth.*|oclgrind_.*)$' ||
+    -E '^(big|scan_big|accuracy_tenth.*|oclgrind_.*|scan_lengths_(kogge-stone|blelloch.*)|arg_whole_k[3-6])$' ||
     die "a test failed under the sanitizers (see above)"
 # The MPI tests under AddressSanitizer and UBSan, without LeakSanitizer:
 # Open MPI 4.1 leaves its allocations at MPI_Finalize, much of it in MCA
