@@ -482,15 +482,28 @@ typedef struct {
 } lookback_scratch_t;
 
 /*
- * Lanes 0 .. LOOKBACK_WINDOW - 1 each look at window w - 1 - lane until it
- * shows its aggregate or its inclusive prefix (windows before 0 count as a
- * prefix of nothing), both in the same round trip.
+ * The windows just before a tile's are the ones whose aggregates R are
+ * least likely out: their last tiles publish R a round trip after reading
+ * their windows' tiles. So the group's warps after the first two each fold
+ * one of those windows from its tiles' aggregates themselves
+ * (fold_window_directly), by the same shuffle tree as its last tile, which
+ * gives its R to the bit; the first warp looks at the windows before them.
+ * Slot m of the scratch's windows holds window w - 1 - m.
+ */
+#define DIRECT_WINDOWS (BLOCK_SIZE / 32 - 2)
+
+/*
+ * Lanes 0 .. LOOKBACK_WINDOW - DIRECT_WINDOWS - 1 each look at the window
+ * of slot DIRECT_WINDOWS + lane until it shows its aggregate or its
+ * inclusive prefix (windows before 0 count as a prefix of nothing), both
+ * in the same round trip.
  */
 inline void look_at_windows(board_t board, __local lookback_scratch_t *scratch, uint lid, uint w)
 {
-    if (lid >= LOOKBACK_WINDOW)
+    if (lid >= LOOKBACK_WINDOW - DIRECT_WINDOWS)
         return;
-    const int j = (int)w - 1 - (int)lid;
+    const uint slot = DIRECT_WINDOWS + lid;
+    const int j = (int)w - 1 - (int)slot;
     chain_t prefix = chain_from(SCAN_IDENTITY);
     ACC_T total = SCAN_IDENTITY;
     bool inclusive = true;
@@ -504,9 +517,34 @@ inline void look_at_windows(board_t board, __local lookback_scratch_t *scratch, 
             LOOKBACK_SLEEP();
         }
     }
-    scratch->inclusive[lid] = inclusive;
-    scratch->windows[lid] = total;
-    scratch->prefixes[lid] = prefix;
+    scratch->inclusive[slot] = inclusive;
+    scratch->windows[slot] = total;
+    scratch->prefixes[slot] = prefix;
+}
+
+/* Warp 2 + d: the aggregate of window w - 1 - d, from its tiles' (slot d). */
+inline void fold_window_directly(board_t board, __local lookback_scratch_t *scratch, uint lid,
+                                 uint w)
+{
+    const uint d = lid / 32 - 2, lane = lid & 31;
+    const int j = (int)w - 1 - (int)d;
+    if (j < 0) { /* the whole warp: before window 0, a prefix of nothing */
+        if (lane == 0) {
+            scratch->inclusive[d] = true;
+            scratch->windows[d] = SCAN_IDENTITY;
+            scratch->prefixes[d] = chain_from(SCAN_IDENTITY);
+        }
+        return;
+    }
+    const size_t i = (size_t)j * LOOKBACK_WINDOW + lane;
+    ACC_T value;
+    while (!look(board.tiles + i * FLAG_WORDS, &value))
+        LOOKBACK_SLEEP();
+    const ACC_T through = warp_scan(value, lane);
+    if (lane == LOOKBACK_WINDOW - 1) {
+        scratch->inclusive[d] = false;
+        scratch->windows[d] = through;
+    }
 }
 
 /*
@@ -557,19 +595,22 @@ inline void scan_window(board_t board, __local lookback_scratch_t *scratch, uint
 /*
  * The fold of the tiles before tile t into scratch->tile_prefix, and the
  * window's publications where t closes it. The first warp looks at the
- * windows before while the second scans this one's tiles.
+ * windows before while the second scans this one's tiles, and the others
+ * fold the nearest windows from their tiles.
  */
 inline void tiles_before(board_t board, __local lookback_scratch_t *scratch, uint lid, uint t,
                          uint tiles, ACC_T total)
 {
     const uint w = t / LOOKBACK_WINDOW, k = t % LOOKBACK_WINDOW;
     const bool closes = k == LOOKBACK_WINDOW - 1;
-    if (lid == 0 && !closes && t + 1 < tiles)
+    if (lid == 0 && t + 1 < tiles) /* a window's last tile too: fold_window_directly reads it */
         publish(board.tiles + (size_t)t * FLAG_WORDS, total);
     if (lid >= LOOKBACK_WINDOW && lid < 2 * LOOKBACK_WINDOW)
         scan_window(board, scratch, lid, w, k, total);
-    else if (w > 0)
+    else if (w > 0 && lid < LOOKBACK_WINDOW)
         look_at_windows(board, scratch, lid, w);
+    else if (w > 0 && lid < LOOKBACK_WINDOW * (2 + DIRECT_WINDOWS))
+        fold_window_directly(board, scratch, lid, w);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (w > 0) {
         for (;;) {
