@@ -337,7 +337,7 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  *     aggregate R_w, at once; then, having found P_(w-1), it publishes the
  *     window's inclusive prefix P_w = P_(w-1) then R_w;
  *   - tile k of window w starts from P_(w-1), then S_k.
- * A tile finds P_(w-1) by looking back, a lane a window: the nearest
+ * A tile finds P_(w-1) by looking back (tiles_before below): the nearest
  * window j before w whose P_j is out, and R_(j+1) ... R_(w-1) folded onto
  * it one by one. Every P is a left fold of the R's before it, and a left
  * fold gives the same bits from whichever P_j it picks up, so no output
