@@ -624,34 +624,22 @@ inline ACC_T combine(ACC_T a, ACC_T b)
 /*
  * shfl.sync's three modes on 32 bits: down (lane + delta, warp_fold's),
  * up (lane - delta, a scan's) and idx (a lane by number); a lane past the
- * warp's end (or before its start) keeps its own value.
+ * warp's end (or before its start) keeps its own value. `clamp` is PTX's
+ * c operand: 0x1f bounds down and idx by the warp's last lane, 0 bounds up
+ * by its first.
  */
-inline uint shfl_down_u32(uint value, uint delta)
-{
-    uint result;
-    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"
-                 : "=r"(result)
-                 : "r"(value), "r"(delta));
-    return result;
-}
-
-inline uint shfl_up_u32(uint value, uint delta)
-{
-    uint result;
-    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;"
-                 : "=r"(result)
-                 : "r"(value), "r"(delta));
-    return result;
-}
-
-inline uint shfl_idx_u32(uint value, uint lane)
-{
-    uint result;
-    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
-                 : "=r"(result)
-                 : "r"(value), "r"(lane));
-    return result;
-}
+#define SHFL_U32(mode, clamp)                                                         \
+    inline uint shfl_##mode##_u32(uint value, uint delta)                             \
+    {                                                                                 \
+        uint result;                                                                  \
+        asm volatile("shfl.sync." #mode ".b32 %0, %1, %2, " #clamp ", 0xffffffff;"    \
+                     : "=r"(result)                                                   \
+                     : "r"(value), "r"(delta));                                       \
+        return result;                                                                \
+    }
+SHFL_U32(down, 0x1f)
+SHFL_U32(up, 0)
+SHFL_U32(idx, 0x1f) /* delta: the lane read */
 
 /* An accumulator value through shfl_<mode>_u32, 32 bits at a time. */
 #if ACC_EXACT
@@ -704,13 +692,18 @@ SHFL_ACC(down)
 SHFL_ACC(up)
 SHFL_ACC(idx)
 
-/* Lanes 0..31 of a full warp fold sdata[0..64) into lane 0's register. */
-inline ACC_T warp_fold(__local const ACC_T *sdata, uint tid)
+/* Lane 0 gets the fold of the warp's 32 values (every lane of the warp calls it). */
+inline ACC_T warp_reduce(ACC_T value)
 {
-    ACC_T value = combine(sdata[tid], sdata[tid + 32]);
     for (uint delta = 16; delta > 0; delta >>= 1)
         value = combine(value, shfl_down(value, delta));
     return value;
+}
+
+/* Lanes 0..31 of a full warp fold sdata[0..64) into lane 0's register. */
+inline ACC_T warp_fold(__local const ACC_T *sdata, uint tid)
+{
+    return warp_reduce(combine(sdata[tid], sdata[tid + 32]));
 }
 #endif
 

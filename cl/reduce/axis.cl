@@ -142,8 +142,7 @@ inline ACC_T fold_row_team(__local ACC_T *sdata, uint tid, uint lane, ACC_T valu
 #elif WARPS_SHUFFLE
     (void)lane;
     const uint warp = tid / 32, first_warp = tid / TEAM * (TEAM / 32);
-    for (uint s = 16; s > 0; s >>= 1)
-        value = combine(value, shfl_down(value, s));
+    value = warp_reduce(value);
     if (tid % 32 == 0)
         sdata[warp] = value;
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -219,15 +219,10 @@ inline double add_halves(double sum, __global const IN_T *in, size_t element)
 #define GROUP_SHUFFLE (WARP_SHUFFLE && BLOCK_SIZE >= 64)
 
 #if GROUP_SHUFFLE
-/* Lane 0 gets the fold of the warp's 32 values. */
-inline ACC_T warp_reduce(ACC_T value)
-{
-    for (uint delta = 16; delta > 0; delta >>= 1)
-        value = combine(value, shfl_down(value, delta));
-    return value;
-}
-
-/* Work-item 0 gets the group's value: warps fold, then warp 0 folds their results. */
+/*
+ * Work-item 0 gets the group's value: warps fold (defs.cl's warp_reduce),
+ * then warp 0 folds their results.
+ */
 inline ACC_T group_fold(ACC_T value, __local ACC_T *scratch)
 {
     const uint tid = get_local_id(0), lane = tid % 32, warp = tid / 32;

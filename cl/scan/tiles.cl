@@ -231,14 +231,6 @@ inline void store_tile_run(__global uchar *out, ulong out_at, ulong n, ulong sta
  * tile is scanned as scan_tiles scans it.
  */
 #if WARP_SCANS
-inline ACC_T warp_fold_registers(ACC_T value)
-{
-#pragma unroll
-    for (uint d = 16; d > 0; d >>= 1)
-        value = combine(value, shfl_down(value, d));
-    return value; /* lane 0's is the warp's */
-}
-
 inline ACC_T tile_total(__global const IN_T *in, ulong offset, ulong n, ulong start, uint lid,
                         __local ACC_T *buf)
 {
@@ -256,7 +248,7 @@ inline ACC_T tile_total(__global const IN_T *in, ulong offset, ulong n, ulong st
                 run = run_fold(run, load_run(in, offset + start + k));
         }
     }
-    const ACC_T warp_total = warp_fold_registers(scan_run_value(run));
+    const ACC_T warp_total = warp_reduce(scan_run_value(run));
     if ((lid & 31) == 0)
         warp_totals[lid / 32] = warp_total;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -264,7 +256,7 @@ inline ACC_T tile_total(__global const IN_T *in, ulong offset, ulong n, ulong st
     if (lid < 32) { /* warp 0, every lane of it */
         if (lid < WARPS)
             total = warp_totals[lid];
-        total = warp_fold_registers(total);
+        total = warp_reduce(total);
     }
     return total;
 }
@@ -481,6 +473,15 @@ typedef struct {
     ACC_T tile_prefix;
 } lookback_scratch_t;
 
+/* Tile i's aggregate, once it is out. */
+inline ACC_T await_tile(board_t board, size_t i)
+{
+    ACC_T value;
+    while (!look(board.tiles + i * FLAG_WORDS, &value))
+        LOOKBACK_SLEEP();
+    return value;
+}
+
 /*
  * The windows just before a tile's are the ones whose aggregates R are
  * least likely out: their last tiles publish R a round trip after reading
@@ -536,10 +537,7 @@ inline void fold_window_directly(board_t board, __local lookback_scratch_t *scra
         }
         return;
     }
-    const size_t i = (size_t)j * LOOKBACK_WINDOW + lane;
-    ACC_T value;
-    while (!look(board.tiles + i * FLAG_WORDS, &value))
-        LOOKBACK_SLEEP();
+    const ACC_T value = await_tile(board, (size_t)j * LOOKBACK_WINDOW + lane);
     const ACC_T through = warp_scan(value, lane);
     if (lane == LOOKBACK_WINDOW - 1) {
         scratch->inclusive[d] = false;
@@ -575,13 +573,10 @@ inline void scan_window(board_t board, __local lookback_scratch_t *scratch, uint
 {
     const uint lane = lid - LOOKBACK_WINDOW;
     ACC_T value = SCAN_IDENTITY;
-    if (lane < k) {
-        const size_t i = (size_t)w * LOOKBACK_WINDOW + lane;
-        while (!look(board.tiles + i * FLAG_WORDS, &value))
-            LOOKBACK_SLEEP();
-    } else if (lane == k) {
+    if (lane < k)
+        value = await_tile(board, (size_t)w * LOOKBACK_WINDOW + lane);
+    else if (lane == k)
         value = total;
-    }
     const ACC_T through = warp_scan(value, lane);
     const ACC_T before = shfl_idx(through, k == 0 ? 0 : k - 1);
     if (lane == LOOKBACK_WINDOW - 1 && k == LOOKBACK_WINDOW - 1) {
