@@ -301,6 +301,18 @@ CLFOLD_API clfold_status clfold_reduce_axis_async(clfold_context *ctx, cl_mem bu
                                                   cl_event *event /* may be NULL */);
 
 /*
+ * As clfold_reduce_axis, on a matrix in host memory: element (r, c) at
+ * element offset + r * row_pitch + c of `data`. Only the elements from
+ * (0, 0) to the last row's end go to the device, wrapped in place on a CPU
+ * and copied to a GPU, as clfold_reduce_host does. A matrix spanning more
+ * than the device's largest buffer is refused (CLFOLD_ERROR_TOO_LARGE):
+ * reduce it a band of rows or columns at a time.
+ */
+CLFOLD_API clfold_status clfold_reduce_axis_host(clfold_context *ctx, const void *data,
+                                                 const clfold_matrix *matrix, int axis,
+                                                 clfold_type type, clfold_op op, void *results);
+
+/*
  * Segmented reductions: `num_segments` results, segment s being elements
  * [offsets[s], offsets[s + 1]) of the `count` elements that start at
  * element `offset` of `buffer`. `offsets` is a buffer of num_segments + 1
@@ -325,6 +337,16 @@ CLFOLD_API clfold_status clfold_reduce_segments_async(clfold_context *ctx, cl_me
                                                       cl_uint num_events_in_wait_list,
                                                       const cl_event *event_wait_list,
                                                       cl_event *event /* may be NULL */);
+
+/*
+ * As clfold_reduce_segments, on `count` elements and num_segments + 1
+ * offsets in host memory, both checked before anything runs. Arrays past
+ * the device's largest buffer are refused, as clfold_reduce_axis_host's.
+ */
+CLFOLD_API clfold_status clfold_reduce_segments_host(clfold_context *ctx, const void *data,
+                                                     size_t count, const uint64_t *offsets,
+                                                     size_t num_segments, clfold_type type,
+                                                     clfold_op op, void *results);
 
 /*
  * Scans: prefix reductions. An inclusive scan gives

@@ -20,8 +20,14 @@
  *               for Oclgrind; --small-exact the same for exact sums
  *   --misuse    bad arguments are refused with their status before anything
  *               runs; the non-blocking form writes its results at an odd
- *               byte offset and no other byte; no results give an event
+ *               byte offset and no other byte; no results give an event;
+ *               the host forms refuse what the buffer forms do, and arrays
+ *               past the device's largest buffer
+ * Every matrix and segment case also runs through the host forms.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdlib.h>
+
 #include "util.h"
 
 #define GUARD 0xa5
@@ -36,6 +42,12 @@ static bool fp64;
  * sums are exact, and the host reference, rounded once, is the exact sum.
  */
 static bool coarse_floats;
+/*
+ * ... and buffers only: Oclgrind 21.10's --uninitialized takes the
+ * CL_MEM_USE_HOST_PTR buffer that the host forms make on a CPU device as
+ * uninitialised (tests/oclgrind_driver.c).
+ */
+static bool buffers_only;
 
 static cl_mem buffer_of(size_t bytes, const void *data)
 {
@@ -108,7 +120,12 @@ struct matrix_case {
     size_t rows, cols, pitch, offset;
 };
 
-/* Reduces `m` along `axis` twice and checks every result. */
+/*
+ * Reduces `m` along `axis` twice from a buffer and checks every result, then
+ * once from host memory (clfold_reduce_axis_host), which must meet the same
+ * reference: it sees the matrix from its element (0, 0), so where vectors
+ * align may differ from the buffer's.
+ */
 static void check_matrix(const struct matrix_case *m, int axis, clfold_type type, clfold_op op,
                          clfold_accuracy accuracy, test_rng *rng)
 {
@@ -122,6 +139,7 @@ static void check_matrix(const struct matrix_case *m, int axis, clfold_type type
     size_t results = axis == 1 ? m->rows : m->cols, length = axis == 1 ? m->cols : m->rows;
     unsigned char *data = malloc(total * element + 1);
     unsigned char *first = malloc(results * size + 1), *again = malloc(results * size + 1);
+    unsigned char *host = malloc(results * size + 1);
     unsigned char *gathered = malloc(length * element + 1);
     char what[160];
     snprintf(what, sizeof what, "%zux%zu (pitch %zu, offset %zu) axis %d %s %s %s", m->rows,
@@ -136,17 +154,23 @@ static void check_matrix(const struct matrix_case *m, int axis, clfold_type type
     EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, buffer, &view, axis, type, op, again),
                   CLFOLD_SUCCESS);
     EXPECT(memcmp(first, again, results * size) == 0, "%s: two runs differ", what);
+    if (!buffers_only)
+        EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &view, axis, type, op, host),
+                      CLFOLD_SUCCESS);
     for (size_t i = 0; i < results; i++) {
         for (size_t k = 0; k < length; k++) {
             size_t at = axis == 1 ? m->offset + i * m->pitch + k : m->offset + k * m->pitch + i;
             memcpy(gathered + k * element, data + at * element, element);
         }
         check_result(first + i * size, gathered, length, type, op, accuracy, what, i);
+        if (!buffers_only)
+            check_result(host + i * size, gathered, length, type, op, accuracy, what, i);
     }
     clReleaseMemObject(buffer);
     free(data);
     free(first);
     free(again);
+    free(host);
     free(gathered);
 }
 
@@ -258,6 +282,7 @@ static void check_segments(const cl_ulong *bounds, size_t segments, size_t count
     size_t size = clfold_type_size(result_type);
     unsigned char *data = malloc((offset + count) * element + 1);
     unsigned char *results = malloc(segments * size + 1), *again = malloc(segments * size + 1);
+    unsigned char *host = malloc(segments * size + 1);
     char what[160];
     snprintf(what, sizeof what, "segments %s (%zu of %zu elements) %s %s %s", name, segments,
              count, clfold_type_name(type), clfold_op_name(op), clfold_accuracy_name(accuracy));
@@ -272,15 +297,24 @@ static void check_segments(const cl_ulong *bounds, size_t segments, size_t count
                                               op, again),
                   CLFOLD_SUCCESS);
     EXPECT(memcmp(results, again, segments * size) == 0, "%s: two runs differ", what);
-    for (size_t s = 0; s < segments; s++)
-        check_result(results + s * size, data + (offset + bounds[s]) * element,
-                     (size_t)(bounds[s + 1] - bounds[s]), type, op, accuracy, what, s);
+    if (!buffers_only)
+        EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data + offset * element, count,
+                                                       bounds, segments, type, op, host),
+                      CLFOLD_SUCCESS);
+    for (size_t s = 0; s < segments; s++) {
+        const unsigned char *first = data + (offset + bounds[s]) * element;
+        size_t length = (size_t)(bounds[s + 1] - bounds[s]);
+        check_result(results + s * size, first, length, type, op, accuracy, what, s);
+        if (!buffers_only)
+            check_result(host + s * size, first, length, type, op, accuracy, what, s);
+    }
     EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_DEFAULT), CLFOLD_SUCCESS);
     clReleaseMemObject(buffer);
     clReleaseMemObject(offsets);
     free(data);
     free(results);
     free(again);
+    free(host);
 }
 
 static void run_segments(void)
@@ -357,6 +391,101 @@ static void run_segments(void)
 }
 
 /* ---- --misuse ------------------------------------------------------------------ */
+
+/* The host forms' refusals, on the 8 x 8 floats 0..63. */
+static void run_host_misuse(const float *data, float *results)
+{
+    clfold_matrix view = {0, 8, 8, 8}, narrow = {0, 8, 8, 7}, empty = {0, 0, 8, 8};
+    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, NULL, 0, CLFOLD_FLOAT, CLFOLD_SUM,
+                                               results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, NULL, &view, 0, CLFOLD_FLOAT, CLFOLD_SUM,
+                                               results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(strstr(clfold_last_error(ctx), "data is NULL") != NULL, "message: %s",
+           clfold_last_error(ctx));
+    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &view, -1, CLFOLD_FLOAT, CLFOLD_SUM,
+                                               results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &narrow, 1, CLFOLD_FLOAT, CLFOLD_SUM,
+                                               results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &view, 1, CLFOLD_FLOAT, CLFOLD_SUM,
+                                               NULL),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &view, 1, CLFOLD_FLOAT, CLFOLD_AND,
+                                               results),
+                  CLFOLD_ERROR_OP_NOT_FOR_TYPE);
+    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, NULL, &empty, 1, CLFOLD_FLOAT, CLFOLD_SUM,
+                                               NULL),
+                  CLFOLD_SUCCESS);
+    EXPECT_STATUS(NULL, clfold_reduce_axis_host(NULL, data, &view, 0, CLFOLD_FLOAT, CLFOLD_SUM,
+                                                results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    /* Row 2 from a view at element 16 with a pitch of 16: rows 1, 3, 5, 7 of the 8 x 8. */
+    clfold_matrix odd_rows = {8, 4, 8, 16};
+    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &odd_rows, 1, CLFOLD_FLOAT, CLFOLD_SUM,
+                                               results),
+                  CLFOLD_SUCCESS);
+    for (int r = 0; r < 4; r++)
+        EXPECT(results[r] == (float)(64 * (2 * r + 1) + 28), "odd row %d: %g", r, results[r]);
+
+    uint64_t decreasing[] = {0, 6, 4, 10}, past[] = {0, 4, 65, 64}, fine[] = {0, 0, 64};
+    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data, 64, decreasing, 3, CLFOLD_FLOAT,
+                                                   CLFOLD_SUM, results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(strstr(clfold_last_error(ctx), "offsets[2]") != NULL, "message: %s",
+           clfold_last_error(ctx));
+    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data, 64, past, 3, CLFOLD_FLOAT,
+                                                   CLFOLD_SUM, results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT(strstr(clfold_last_error(ctx), "offsets[2]") != NULL, "message: %s",
+           clfold_last_error(ctx));
+    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data, 64, NULL, 2, CLFOLD_FLOAT,
+                                                   CLFOLD_SUM, results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, NULL, 64, fine, 2, CLFOLD_FLOAT,
+                                                   CLFOLD_SUM, results),
+                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, NULL, 0, NULL, 0, CLFOLD_FLOAT,
+                                                   CLFOLD_SUM, NULL),
+                  CLFOLD_SUCCESS);
+    long long where[2] = {7, 7};
+    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data, 64, fine, 2, CLFOLD_FLOAT,
+                                                   CLFOLD_ARGMAX, where),
+                  CLFOLD_SUCCESS);
+    EXPECT(where[0] == -1 && where[1] == 63, "argmax of an empty and a full segment: %lld %lld",
+           where[0], where[1]);
+
+    /* Past the device's largest buffer, here made 4 KiB: refused, not cut. */
+    setenv("CLFOLD_MAX_CHUNK_BYTES", "4096", 1);
+    clfold_context *small = test_context();
+    unsetenv("CLFOLD_MAX_CHUNK_BYTES");
+    if (small == NULL)
+        return;
+    float *many = calloc(2048, sizeof *many);
+    uint64_t whole[] = {0, 2048};
+    clfold_matrix tall = {0, 1024, 2, 2}, fits = {0, 1024, 1, 2};
+    EXPECT_STATUS(small, clfold_reduce_axis_host(small, many, &tall, 0, CLFOLD_FLOAT, CLFOLD_SUM,
+                                                 results),
+                  CLFOLD_ERROR_TOO_LARGE);
+    EXPECT_STATUS(small, clfold_reduce_segments_host(small, many, 2048, whole, 1, CLFOLD_FLOAT,
+                                                     CLFOLD_SUM, results),
+                  CLFOLD_ERROR_TOO_LARGE);
+    /* 1023 x 2 + 1 elements span 8188 bytes; one column of them is not the span. */
+    EXPECT_STATUS(small, clfold_reduce_axis_host(small, many, &fits, 0, CLFOLD_FLOAT, CLFOLD_SUM,
+                                                 results),
+                  CLFOLD_ERROR_TOO_LARGE);
+    clfold_matrix over = {0, 513, 2, 2}, at_limit = {0, 512, 2, 2};
+    EXPECT_STATUS(small, clfold_reduce_axis_host(small, many, &over, 0, CLFOLD_FLOAT, CLFOLD_SUM,
+                                                 results),
+                  CLFOLD_ERROR_TOO_LARGE);
+    EXPECT_STATUS(small, clfold_reduce_axis_host(small, many, &at_limit, 0, CLFOLD_FLOAT,
+                                                 CLFOLD_SUM, results),
+                  CLFOLD_SUCCESS);
+    free(many);
+    clfold_destroy(small);
+}
 
 static void run_misuse(void)
 {
@@ -459,6 +588,7 @@ static void run_misuse(void)
     clReleaseMemObject(small);
     clReleaseMemObject(guarded);
     clReleaseMemObject(buffer);
+    run_host_misuse(data, results);
 }
 
 int main(int argc, char **argv)
@@ -482,6 +612,7 @@ int main(int argc, char **argv)
         run_misuse();
     else if (strcmp(argv[1], "--small") == 0 || strcmp(argv[1], "--small-exact") == 0) {
         coarse_floats = true;
+        buffers_only = true;
         run_small(strcmp(argv[1], "--small-exact") == 0);
     }
     else {

@@ -22,12 +22,6 @@ struct results {
     void *values; /* malloc'ed */
 };
 
-/* The array's elements in a device buffer. */
-static cl_mem upload(clfold_context *ctx, const struct npy_array *array, cl_int *err)
-{
-    return cli_upload(ctx, array->data, array->count * clfold_type_size(array->type), err);
-}
-
 static int out_of_memory(void)
 {
     cli_error("out of host memory");
@@ -100,7 +94,6 @@ static int reduce_axes(const struct cli_args *args, clfold_context *ctx,
     bool reduced[NPY_MAX_DIMS];
     struct axes_plan plan;
     char message[256];
-    cl_int err = CL_SUCCESS;
 
     if (axes_parse(args->axes, array->ndim, reduced, message, sizeof message) != 0) {
         cli_error("%s", message);
@@ -124,16 +117,9 @@ static int reduce_axes(const struct cli_args *args, clfold_context *ctx,
     int exit_status = allocate_results(out, plan.axis == 1 ? plan.rows : plan.cols);
     if (exit_status != EXIT_OK)
         return exit_status;
-    cl_mem buffer = upload(ctx, array, &err);
-    if (err != CL_SUCCESS) {
-        cli_error("cannot make a buffer of %zu elements: %s", array->count,
-                  clfold_status_string((clfold_status)err));
-        return EXIT_CHECK_FAILED;
-    }
     clfold_matrix matrix = {0, plan.rows, plan.cols, plan.cols};
-    clfold_status status = clfold_reduce_axis(ctx, buffer, &matrix, plan.axis, array->type,
-                                              args->op, out->values);
-    clReleaseMemObject(buffer);
+    clfold_status status = clfold_reduce_axis_host(ctx, array->data, &matrix, plan.axis,
+                                                   array->type, args->op, out->values);
     return status == CLFOLD_SUCCESS ? EXIT_OK : report_failure(ctx, status, "reduce");
 }
 
@@ -171,8 +157,6 @@ static int reduce_segments(const struct cli_args *args, clfold_context *ctx,
                            struct npy_array *array, struct results *out)
 {
     struct npy_array offsets = {0};
-    cl_mem buffer = NULL, bounds = NULL;
-    cl_int err = CL_SUCCESS;
     int exit_status = read_offsets(args->segments, &offsets);
     if (exit_status != EXIT_OK)
         goto cleanup;
@@ -185,24 +169,12 @@ static int reduce_segments(const struct cli_args *args, clfold_context *ctx,
     exit_status = allocate_results(out, offsets.count - 1);
     if (exit_status != EXIT_OK)
         goto cleanup;
-    buffer = upload(ctx, array, &err);
-    if (err == CL_SUCCESS)
-        bounds = upload(ctx, &offsets, &err);
-    if (err != CL_SUCCESS) {
-        cli_error("cannot make a buffer: %s", clfold_status_string((clfold_status)err));
-        exit_status = EXIT_CHECK_FAILED;
-        goto cleanup;
-    }
-    clfold_status status = clfold_reduce_segments(ctx, buffer, 0, array->count, bounds,
-                                                  offsets.count - 1, array->type, args->op,
-                                                  out->values);
+    clfold_status status = clfold_reduce_segments_host(ctx, array->data, array->count,
+                                                       offsets.data, offsets.count - 1,
+                                                       array->type, args->op, out->values);
     if (status != CLFOLD_SUCCESS)
         exit_status = report_failure(ctx, status, "reduce");
 cleanup:
-    if (buffer != NULL)
-        clReleaseMemObject(buffer);
-    if (bounds != NULL)
-        clReleaseMemObject(bounds);
     npy_free(&offsets);
     return exit_status;
 }

@@ -458,6 +458,28 @@ cleanup:
     return status;
 }
 
+/*
+ * The elements a matrix spans, from (0, 0) to the last row's end (none for
+ * an empty one), once its pitch is checked.
+ */
+static clfold_status matrix_span(clfold_context *ctx, const clfold_matrix *matrix, size_t *span)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    size_t rows = matrix->rows, cols = matrix->cols, pitch = matrix->row_pitch;
+    *span = 0;
+    if (pitch < cols)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "a row pitch of %zu elements is less than the "
+             "matrix's %zu columns", pitch, cols);
+    if (rows != 0 && cols != 0) {
+        if (rows - 1 > (SIZE_MAX - cols) / pitch)
+            FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS, "a %zu x %zu matrix with a row pitch of %zu "
+                 "exceeds the address space", rows, cols, pitch);
+        *span = (rows - 1) * pitch + cols;
+    }
+cleanup:
+    return status;
+}
+
 /* Checks a matrix and an axis: the view lies in the buffer, and the axis is 0 or 1. */
 static clfold_status matrix_request(clfold_context *ctx, cl_mem buffer,
                                     const clfold_matrix *matrix, int axis, clfold_type type,
@@ -470,18 +492,8 @@ static clfold_status matrix_request(clfold_context *ctx, cl_mem buffer,
     if (axis != 0 && axis != 1)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "axis %d of a matrix: it has axes 0 (down the "
              "columns) and 1 (along the rows)", axis);
-    size_t rows = matrix->rows, cols = matrix->cols, pitch = matrix->row_pitch;
-    if (pitch < cols)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "a row pitch of %zu elements is less than the "
-             "matrix's %zu columns", pitch, cols);
-    /* The elements from (0, 0) to the last row's end; none for an empty matrix. */
-    size_t span = 0;
-    if (rows != 0 && cols != 0) {
-        if (rows - 1 > (SIZE_MAX - cols) / pitch)
-            FAIL(CLFOLD_ERROR_OUT_OF_BOUNDS, "a %zu x %zu matrix with a row pitch of %zu "
-                 "exceeds the address space", rows, cols, pitch);
-        span = (rows - 1) * pitch + cols;
-    }
+    size_t rows = matrix->rows, cols = matrix->cols, pitch = matrix->row_pitch, span;
+    CHECK(matrix_span(ctx, matrix, &span));
     CHECK(check_buffer(ctx, buffer, matrix->offset, span, type_info(type)->size));
     if (axis == 1 ? rows != 0 : cols != 0)
         CHECK(check_arg_length(ctx, op, axis == 1 ? cols : rows));
@@ -524,17 +536,11 @@ cleanup:
     return status;
 }
 
-/* The blocking forms' check of the offsets: non-decreasing, none past `count`. */
-static clfold_status check_offsets(clfold_context *ctx, cl_mem offsets, size_t segments,
-                                   size_t count)
+/* Offsets in host memory: non-decreasing, none past `count`; names the first that is not. */
+static clfold_status check_bounds(clfold_context *ctx, const uint64_t *bounds, size_t segments,
+                                  size_t count)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    cl_ulong *bounds = malloc((segments + 1) * sizeof *bounds);
-    if (bounds == NULL)
-        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %zu offsets", segments + 1);
-    CHECK_CL(clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE, 0,
-                                 (segments + 1) * sizeof *bounds, bounds, 0, NULL, NULL),
-             "clEnqueueReadBuffer (offsets)");
     for (size_t s = 0; s <= segments; s++) {
         if (bounds[s] > count)
             FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "offsets[%zu] = %llu lies past the %zu elements",
@@ -544,6 +550,22 @@ static clfold_status check_offsets(clfold_context *ctx, cl_mem offsets, size_t s
                  "= %llu: offsets must not decrease", s, (unsigned long long)bounds[s], s - 1,
                  (unsigned long long)bounds[s - 1]);
     }
+cleanup:
+    return status;
+}
+
+/* The blocking forms' check of the offsets in a buffer. */
+static clfold_status check_offsets(clfold_context *ctx, cl_mem offsets, size_t segments,
+                                   size_t count)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    uint64_t *bounds = malloc((segments + 1) * sizeof *bounds);
+    if (bounds == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %zu offsets", segments + 1);
+    CHECK_CL(clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE, 0,
+                                 (segments + 1) * sizeof *bounds, bounds, 0, NULL, NULL),
+             "clEnqueueReadBuffer (offsets)");
+    CHECK(check_bounds(ctx, bounds, segments, count));
 cleanup:
     free(bounds);
     return status;
@@ -717,5 +739,102 @@ clfold_status clfold_reduce_segments_async(clfold_context *ctx, cl_mem buffer, s
 cleanup:
     if (event != NULL)
         *event = NULL;
+    return status;
+}
+
+/*
+ * The host forms' buffer over `count` elements of `element` bytes at `data`
+ * (host_input_buffer's: wrapped on a CPU, else a copy), or, for none, a
+ * buffer that nothing reads. Arrays past the device's largest buffer are
+ * refused: a row or a segment cannot be cut between chunks without changing
+ * the order its elements are folded in.
+ */
+static clfold_status host_elements(clfold_context *ctx, const void *data, size_t count,
+                                   size_t element, const char *what, cl_mem *buffer)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_int err;
+    *buffer = NULL;
+    if (count == 0) {
+        *buffer = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, element, NULL, &err);
+        CHECK_CL(err, "clCreateBuffer (no elements)");
+        goto cleanup;
+    }
+    if (data == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", what);
+    if (count > host_chunk_elements(ctx, element))
+        FAIL(CLFOLD_ERROR_TOO_LARGE, "%s: %zu elements of %zu bytes exceed the device's largest "
+             "buffer (%zu elements); reduce a part at a time", what, count, element,
+             host_chunk_elements(ctx, element));
+    CHECK(host_input_buffer(ctx, data, count * element, buffer));
+cleanup:
+    return status;
+}
+
+clfold_status clfold_reduce_axis_host(clfold_context *ctx, const void *data,
+                                      const clfold_matrix *matrix, int axis, clfold_type type,
+                                      clfold_op op, void *results)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct axis_request request;
+    cl_mem buffer = NULL;
+    size_t span;
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    enter(ctx);
+    if (matrix == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "matrix is NULL");
+    CHECK(check_request(ctx, type, op));
+    CHECK(matrix_span(ctx, matrix, &span));
+    /* Only the span moves to the device: the view starts at its element 0. */
+    size_t element = type_info(type)->size;
+    const char *first = data;
+    if (span != 0 && data != NULL)
+        first += matrix->offset * element;
+    CHECK(host_elements(ctx, first, span, element, "data", &buffer));
+    clfold_matrix view = *matrix;
+    view.offset = 0;
+    CHECK(matrix_request(ctx, buffer, &view, axis, type, op, &request));
+    if (results == NULL && request.results != 0)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "results is NULL");
+    CHECK(axis_and_wait(ctx, &request, results));
+cleanup:
+    if (buffer != NULL)
+        clReleaseMemObject(buffer);
+    return status;
+}
+
+clfold_status clfold_reduce_segments_host(clfold_context *ctx, const void *data, size_t count,
+                                          const uint64_t *offsets, size_t num_segments,
+                                          clfold_type type, clfold_op op, void *results)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct axis_request request;
+    cl_mem buffer = NULL, bounds = NULL;
+    if (ctx == NULL)
+        return CLFOLD_ERROR_INVALID_ARGUMENT;
+    enter(ctx);
+    CHECK(check_request(ctx, type, op));
+    if (num_segments != 0) {
+        if (offsets == NULL)
+            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "offsets is NULL");
+        if (num_segments == SIZE_MAX)
+            FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu segments need more offsets than a size_t counts",
+                 num_segments);
+        CHECK(check_bounds(ctx, offsets, num_segments, count));
+    }
+    CHECK(host_elements(ctx, data, count, type_info(type)->size, "data", &buffer));
+    CHECK(host_elements(ctx, offsets, num_segments == 0 ? 0 : num_segments + 1,
+                        sizeof *offsets, "offsets", &bounds));
+    CHECK(segments_request(ctx, buffer, 0, count, num_segments == 0 ? NULL : bounds, num_segments,
+                           type, op, &request));
+    if (results == NULL && num_segments != 0)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "results is NULL");
+    CHECK(axis_and_wait(ctx, &request, results));
+cleanup:
+    if (buffer != NULL)
+        clReleaseMemObject(buffer);
+    if (bounds != NULL)
+        clReleaseMemObject(bounds);
     return status;
 }
