@@ -1,12 +1,13 @@
 """Contexts and reductions: clfold's C API as Python calls with NumPy's semantics."""
 import collections
 import ctypes
+import math
 import threading
 import weakref
 
 import numpy as np
 
-from . import _lib, _opencl
+from . import _axes, _lib, _opencl
 
 Device = collections.namedtuple("Device", "selector name platform type")
 Device.__doc__ = """An OpenCL device: `selector` ("P:D") is what Context(device=...) takes."""
@@ -18,7 +19,7 @@ _TYPE_NAMES = {np.dtype(t): name for t, name in (
     (np.float16, "half"), (np.float32, "float"), (np.float64, "double"))}
 _DTYPES = {name: dtype for dtype, name in _TYPE_NAMES.items()}
 _NO_IDENTITY = {"min": "minimum", "max": "maximum"}
-_AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
+_ARG_OPS = ("argmin", "argmax")
 
 
 class Error(RuntimeError):
@@ -50,6 +51,7 @@ def _choice(kind, name, allowed):
 
 
 OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
+REDUCE_OPS = OPS + _ARG_OPS
 ACCURACIES = ("default", "compensated", "fp64", "exact")
 KERNELS = ("auto", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "atomic")
 SCAN_KERNELS = ("auto", "kogge-stone", "blelloch", "blelloch-padded")
@@ -83,24 +85,85 @@ def _is_pyopencl_array(x):
     return module.startswith("pyopencl") and hasattr(x, "base_data") and hasattr(x, "queue")
 
 
-def _check_axis(axis, ndim):
-    """None, or every axis of the array in any order, reduce it all; other axes are not in libclfold yet."""
-    if axis is None:
-        return
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    seen = set()
-    for a in axes:
-        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
-            raise TypeError(f"axis must be None, an int or a tuple of ints, not {type(a).__name__}")
-        if not -ndim <= a < ndim:
-            raise _AxisError(int(a), ndim)
-        if int(a) % ndim in seen:
-            raise ValueError("duplicate value in 'axis'")
-        seen.add(int(a) % ndim)
-    if len(seen) != ndim:
-        raise NotImplementedError(
-            "clfold reduces whole arrays only: reductions along some of the axes are not in "
-            "libclfold yet (issue 13); pass axis=None")
+def _refuse_empty(op, length):
+    """NumPy's refusals of a reduction over `length` elements a result: min, max, argmin and
+    argmax of none, even where there are no results to give (numpy.min of shape (0, 0) along
+    either axis raises)."""
+    if length == 0 and op in _NO_IDENTITY:
+        raise ValueError(f"zero-size array to reduction operation {_NO_IDENTITY[op]} which has no identity")
+    if length == 0 and op in _ARG_OPS:
+        raise ValueError(f"attempt to get {op} of an empty sequence")
+
+
+def _matrices(x, axes, on_device):
+    """How the library reads `x` along `axes`: (x, [(Matrix, axis, first result)], the results'
+    shape, flipped), one matrix reduction in all but one case (_axes.plan).
+
+    A Fortran-order array is read as its transpose (flipped: the results come back
+    transposed). On the host, a 2-d view whose rows lie apart is read in place with that row
+    pitch; other layouts, and axes that need the elements permuted, are copied to C order. A
+    pyopencl array is never copied: a block of axes between others is reduced one matrix per
+    index before it, and axes that are not one block are refused."""
+    flipped = x.ndim > 1 and not x.flags.c_contiguous and x.flags.f_contiguous
+    if not on_device:
+        if not x.dtype.isnative:
+            x = x.astype(x.dtype.newbyteorder("="))  # keeps the layout
+        if not (x.flags.c_contiguous or flipped or _pitched(x, axes)):
+            x = np.ascontiguousarray(x)
+    base = x.offset // x.dtype.itemsize if on_device else 0
+    reduced = tuple(sorted(x.ndim - 1 - a for a in axes)) if flipped else axes
+    if flipped and not on_device:
+        x = x.T  # C order
+    shape = x.shape[::-1] if flipped and on_device else x.shape
+    out_shape = tuple(n for d, n in enumerate(shape) if d not in reduced)
+    if not on_device and not x.flags.c_contiguous:  # _pitched: axis 1 along rows, 0 down columns
+        pitch = x.strides[0] // x.dtype.itemsize
+        return x, [(_lib.Matrix(0, x.shape[0], x.shape[1], pitch), reduced[0], 0)], out_shape, False
+    plan = _axes.plan(shape, reduced)
+    if plan.order is None:
+        return x, [(_lib.Matrix(base, plan.rows, plan.cols, plan.cols), plan.axis, 0)], out_shape, flipped
+    if not on_device:
+        x = np.ascontiguousarray(np.transpose(x, plan.order))
+        return x, [(_lib.Matrix(0, plan.rows, plan.cols, plan.cols), 1, 0)], out_shape, flipped
+    block = _axes.middle_block(shape, reduced)
+    if block is None:
+        raise ValueError(f"axes {axes} of a pyopencl array of shape {x.shape} are not "
+                         "neighbours, so its elements would need permuting: reduce x.get(), or "
+                         "a copy with the reduced axes together")
+    before, length, after = block
+    return x, [(_lib.Matrix(base + b * length * after, length, after, after), 0, b * after)
+               for b in range(before)], out_shape, flipped
+
+
+def _pitched(x, axes):
+    """A 2-d host view of whole elements whose rows lie apart, reduced along one axis: the
+    library reads it in place with a row pitch."""
+    item = x.dtype.itemsize
+    return (x.ndim == 2 and len(axes) == 1 and min(x.shape) > 1 and x.strides[1] == item
+            and x.strides[0] % item == 0 and x.strides[0] >= x.shape[1] * item)
+
+
+def _check_offsets(offsets, count):
+    """A segmented reduction's offsets as contiguous uint64, once NumPy-side checks pass: a 1-d
+    integer array of at least one value, none negative, none decreasing, none past `count`."""
+    bounds = np.asarray(offsets)
+    if bounds.dtype.kind not in "iu" or bounds.ndim != 1:
+        raise TypeError(f"offsets are a 1-d array of integers, not {bounds.ndim}-d {bounds.dtype}")
+    if bounds.size == 0:
+        raise ValueError("offsets hold one more value than there are segments: at least one")
+    if bounds.dtype.kind == "i" and (bounds < 0).any():
+        first = int(np.flatnonzero(bounds < 0)[0])
+        raise ValueError(f"offsets[{first}] = {bounds[first]} is negative")
+    bounds = np.ascontiguousarray(bounds, dtype=np.uint64)
+    past = bounds > count
+    down = np.concatenate(([False], bounds[1:] < bounds[:-1]))
+    if (past | down).any():
+        first = int(np.flatnonzero(past | down)[0])
+        if past[first]:
+            raise ValueError(f"offsets[{first}] = {bounds[first]} lies past the {count} elements")
+        raise ValueError(f"offsets[{first}] = {bounds[first]} is less than offsets[{first - 1}] = "
+                         f"{bounds[first - 1]}: offsets must not decrease")
+    return bounds
 
 
 def _clfold_type(dtype):
@@ -181,25 +244,30 @@ class Context:
 
     def reduce(self, x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None):
         """As clfold.reduce(x, ...) on this context."""
-        op_value = _choice("op", op, OPS)
+        op_value = _choice("op", op, REDUCE_OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("kernel", kernel, KERNELS)
         _check_block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
             x = np.asarray(x)
-        type_name = _clfold_type(x.dtype)
-        _check_axis(axis, x.ndim)
-        if x.size == 0 and op in _NO_IDENTITY:
-            raise ValueError(f"zero-size array to reduction operation {_NO_IDENTITY[op]} which has no identity")
-        type_value = _lib.from_name("type", type_name)
-        result_type = _lib.enum_t()
-        code = _lib.lib.clfold_result_type(type_value, op_value, ctypes.byref(result_type))
-        if code != 0:
-            raise Error(code, f"{op} is not defined for {np.dtype(x.dtype).name} arrays")
-        result = np.zeros((), dtype=_DTYPES[_lib.lib.clfold_type_name(result_type.value).decode()])
+        type_value = _lib.from_name("type", _clfold_type(x.dtype))
+        axes = _axes.normalize(axis, x.ndim, op in _ARG_OPS)
+        dtype = self._result_dtype(type_value, op_value, op, x.dtype)
+        if axes is not None and (len(axes) < x.ndim or op in _ARG_OPS):
+            if kernel != "auto" or block is not None:
+                raise ValueError("kernel and block choose whole-array kernels: reductions along "
+                                 "some axes run the device's own shape (docs/shapes.md)")
+            return self._reduce_axes(x, axes, op, op_value, type_value, accuracy_value, dtype)
+        _refuse_empty(op, x.size)
+        result = np.zeros((), dtype=dtype)
         if not on_device:
+            if op not in _ARG_OPS and x.flags.f_contiguous:
+                x = x.T  # the same elements in C order: only an index depends on the order
             x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("="))  # a copy only where needed
+        elif op in _ARG_OPS and not x.flags.c_contiguous:
+            raise ValueError(f"the {op} of a Fortran-order pyopencl array: its index counts in C "
+                             "order, which is not the buffer's; pass x.get()")
         with self._lock:
             if self._handle is None:
                 raise ValueError("this clfold context is closed")
@@ -212,6 +280,98 @@ class Context:
                                                    op_value, result.ctypes.data)
             _check(code, self._handle)
         return result[()]
+
+    def _reduce_axes(self, x, axes, op, op_value, type_value, accuracy_value, dtype):
+        """Along `axes` (some of x's, or one for argmin and argmax): matrix reductions
+        (_matrices), their results in the kept axes' shape; a 0-d result as a NumPy scalar."""
+        _refuse_empty(op, math.prod(x.shape[a] for a in axes))
+        on_device = _is_pyopencl_array(x)
+        if on_device:
+            _check_cl_array(x, self._queue_ptr)
+        x, matrices, out_shape, flipped = _matrices(x, axes, on_device)
+        results = np.empty(math.prod(out_shape), dtype)
+        size = results.itemsize
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("this clfold context is closed")
+            _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
+            for matrix, axis, first in matrices:
+                out = results.ctypes.data + first * size
+                if on_device:
+                    code = _lib.lib.clfold_reduce_axis(
+                        self._handle, ctypes.c_void_p(x.base_data.int_ptr), ctypes.byref(matrix),
+                        axis, type_value, op_value, out)
+                else:
+                    code = _lib.lib.clfold_reduce_axis_host(
+                        self._handle, x.ctypes.data, ctypes.byref(matrix), axis, type_value,
+                        op_value, out)
+                _check(code, self._handle)
+        results = results.reshape(out_shape)
+        if flipped:
+            results = results.T
+        return results[()] if results.ndim == 0 else results
+
+    def reduce_segments(self, x, offsets, op="sum", *, accuracy="default"):
+        """As clfold.reduce_segments(x, offsets, ...) on this context."""
+        op_value = _choice("op", op, REDUCE_OPS)
+        accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
+        on_device = _is_pyopencl_array(x)
+        if on_device:
+            _check_cl_array(x, self._queue_ptr)
+            if x.ndim > 1 and not x.flags.c_contiguous:
+                raise ValueError("segments of a Fortran-order pyopencl array: they count its "
+                                 "elements in C order, which is not the buffer's; pass x.get()")
+        else:
+            x = np.asarray(x)
+            x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("=")).reshape(-1)
+        type_value = _lib.from_name("type", _clfold_type(x.dtype))
+        dtype = self._result_dtype(type_value, op_value, op, x.dtype)
+        if _is_pyopencl_array(offsets):
+            return self._segments_on_device(x, offsets, op_value, type_value, accuracy_value, dtype)
+        bounds = _check_offsets(offsets, x.size)
+        results = np.empty(bounds.size - 1, dtype)
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("this clfold context is closed")
+            _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
+            if on_device:
+                import pyopencl.array as cl_array
+                on_queue = cl_array.to_device(x.queue, bounds)
+                code = _lib.lib.clfold_reduce_segments(
+                    self._handle, ctypes.c_void_p(x.base_data.int_ptr), x.offset // x.dtype.itemsize,
+                    x.size, ctypes.c_void_p(on_queue.base_data.int_ptr), results.size, type_value,
+                    op_value, results.ctypes.data)
+            else:
+                code = _lib.lib.clfold_reduce_segments_host(
+                    self._handle, x.ctypes.data, x.size, bounds.ctypes.data, results.size,
+                    type_value, op_value, results.ctypes.data)
+            _check(code, self._handle)
+        return results
+
+    def _segments_on_device(self, x, offsets, op_value, type_value, accuracy_value, dtype):
+        """Offsets already in a pyopencl array: the library checks them, so bad ones raise
+        clfold.Error."""
+        if not _is_pyopencl_array(x):
+            raise TypeError("offsets in a pyopencl array go with x in one: pass offsets.get() "
+                            "for a host array")
+        if offsets.dtype not in (np.dtype(np.int64), np.dtype(np.uint64)) or offsets.ndim != 1:
+            raise TypeError(f"offsets on the device are a 1-d int64 or uint64 pyopencl array, "
+                            f"not {offsets.ndim}-d {offsets.dtype}")
+        if offsets.size == 0 or offsets.offset != 0 or not offsets.flags.c_contiguous:
+            raise ValueError("offsets on the device hold at least one value, contiguous from "
+                             "their buffer's start (pass offsets.copy() for a view)")
+        _check_cl_array(offsets, self._queue_ptr)
+        results = np.empty(offsets.size - 1, dtype)
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("this clfold context is closed")
+            _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
+            code = _lib.lib.clfold_reduce_segments(
+                self._handle, ctypes.c_void_p(x.base_data.int_ptr), x.offset // x.dtype.itemsize,
+                x.size, ctypes.c_void_p(offsets.base_data.int_ptr), results.size, type_value,
+                op_value, results.ctypes.data)
+            _check(code, self._handle)
+        return results
 
     def scan(self, x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", block=None):
         """As clfold.scan(x, ...) on this context."""
@@ -331,35 +491,67 @@ def _forget_queue(key):
         context.close()
 
 
+def _context_for(x, context):
+    """The context a call on `x` runs on: `context` if given, else the one kept for a pyopencl
+    array's queue, else the module's own."""
+    if context is not None:
+        return context
+    if _is_pyopencl_array(x):
+        if x.queue is None:
+            raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
+                             "or pass context=clfold.Context.from_queue(q)")
+        return _queue_context(x.queue)
+    return default_context()
+
+
 def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None, context=None):
     """Reduces every element of `x` with `op` and returns a NumPy scalar.
 
     x: a NumPy array, anything NumPy can view (the buffer protocol, lists), or a
     pyopencl.array.Array, which is reduced on its own queue with no copy to the host (with a
     context= on another queue, after its own queue has finished).
-    Non-contiguous or byte-swapped host arrays are copied first.
-    op: "sum", "prod", "min", "max", "and", "or" or "xor".
-    axis: None (or every axis), as NumPy's; other axes are not in libclfold yet.
+    Host arrays in C or Fortran order, and 2-d views whose rows lie apart, are read in place;
+    other layouts, byte-swapped arrays, and axes that must be permuted are copied first.
+    op: "sum", "prod", "min", "max", "and", "or", "xor", or "argmin" and "argmax" (the index
+    of the first least or greatest element, a NaN counting as both, as numpy.argmin's).
+    axis: None for every element, or an int or a tuple of ints, negative ones counting from the
+    end, as numpy.sum's; argmin and argmax take one int, as numpy.argmin's, and give the index
+    along it.
     accuracy: float sums' "default", "compensated", "fp64" or "exact" (correctly rounded).
-    kernel, block: "auto", or Harris's "k1".."k7" or "atomic", and its work-group size.
+    kernel, block: "auto", or Harris's "k1".."k7" or "atomic", and its work-group size; for
+    whole-array reductions only (along some axes the device's own shape runs).
     context: a Context; by default the module's own (default_context()), or for a PyOpenCL
     array one kept for its queue.
 
     The result has clfold's result type: integer sums and products in 64 bits (int64 or
-    uint64), every float16 result as float32, other min/max/and/or/xor results in the element
-    type. An empty array
-    gives the operator's identity, but min and max of one raise ValueError, as in NumPy.
+    uint64), every float16 result as float32, argmin and argmax as int64, other results in the
+    element type. Along some axes it is a NumPy array of the kept axes' shape, else a NumPy
+    scalar. An empty array gives the operator's identity, but min, max, argmin and argmax of
+    none raise ValueError, as in NumPy. A pyopencl array's reduced axes must be one matrix's
+    rows or columns (they are neighbours, or their axes of length 1 are): other axes would
+    need its elements permuted, which the call refuses rather than copying.
     Raises clfold.Error for what the library refuses (e.g. "and" of floats), ValueError or
     TypeError for bad arguments.
     """
-    if context is None and _is_pyopencl_array(x):
-        if x.queue is None:
-            raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
-                             "or pass context=clfold.Context.from_queue(q)")
-        context = _queue_context(x.queue)
-    elif context is None:
-        context = default_context()
+    context = _context_for(x, context)
     return context.reduce(x, op, axis=axis, accuracy=accuracy, kernel=kernel, block=block)
+
+
+def reduce_segments(x, offsets, op="sum", *, accuracy="default", context=None):
+    """Reduces each segment of the flattened `x` (C order): segment s is elements
+    offsets[s] .. offsets[s + 1] - 1, CSR style, as CUB's segmented reduce takes them.
+    Returns a 1-d NumPy array of len(offsets) - 1 results of reduce()'s result type.
+
+    x: as for reduce(); a pyopencl array is reduced on the device.
+    offsets: a 1-d integer array of at least one value, non-decreasing, none negative or past
+    x.size (ValueError naming the first that is); for a pyopencl x, also a 1-d int64 or uint64
+    pyopencl array, which the library checks (clfold.Error).
+    op: as for reduce(); argmin and argmax give the index from the segment's start.
+    An empty segment gives the operator's identity, -1 for argmin and argmax.
+    accuracy, context: as for reduce().
+    """
+    context = _context_for(x, context)
+    return context.reduce_segments(x, offsets, op, accuracy=accuracy)
 
 
 def scan(x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", block=None,
@@ -377,13 +569,7 @@ def scan(x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", blo
     and its work-group size. context: as for reduce().
     Raises clfold.Error for what the library refuses, ValueError or TypeError for bad arguments.
     """
-    if context is None and _is_pyopencl_array(x):
-        if x.queue is None:
-            raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
-                             "or pass context=clfold.Context.from_queue(q)")
-        context = _queue_context(x.queue)
-    elif context is None:
-        context = default_context()
+    context = _context_for(x, context)
     return context.scan(x, op, exclusive=exclusive, accuracy=accuracy, kernel=kernel, block=block)
 
 
@@ -435,11 +621,5 @@ def reduce_partial(x, op="sum", *, accuracy="default", kernel="auto", block=None
     An empty part is the operator's identity (for argmin and argmax, no element yet). Arguments
     as reduce()'s; every element of `x` is reduced.
     """
-    if context is None and _is_pyopencl_array(x):
-        if x.queue is None:
-            raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
-                             "or pass context=clfold.Context.from_queue(q)")
-        context = _queue_context(x.queue)
-    elif context is None:
-        context = default_context()
+    context = _context_for(x, context)
     return context.reduce_partial(x, op, accuracy=accuracy, kernel=kernel, block=block)

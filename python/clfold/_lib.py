@@ -40,6 +40,22 @@ _declare("clfold_reduce_host", status_t, context_p, ctypes.c_void_p, ctypes.c_si
          enum_t, ctypes.c_void_p)
 _declare("clfold_reduce_buffer", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
          ctypes.c_size_t, enum_t, enum_t, ctypes.c_void_p)
+
+
+class Matrix(ctypes.Structure):
+    """clfold_matrix: element (r, c) at element offset + r * row_pitch + c."""
+    _fields_ = [("offset", ctypes.c_size_t), ("rows", ctypes.c_size_t),
+                ("cols", ctypes.c_size_t), ("row_pitch", ctypes.c_size_t)]
+
+
+_declare("clfold_reduce_axis", status_t, context_p, ctypes.c_void_p, ctypes.POINTER(Matrix),
+         ctypes.c_int, enum_t, enum_t, ctypes.c_void_p)
+_declare("clfold_reduce_axis_host", status_t, context_p, ctypes.c_void_p, ctypes.POINTER(Matrix),
+         ctypes.c_int, enum_t, enum_t, ctypes.c_void_p)
+_declare("clfold_reduce_segments", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
+         ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, enum_t, enum_t, ctypes.c_void_p)
+_declare("clfold_reduce_segments_host", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t,
+         ctypes.c_void_p, ctypes.c_size_t, enum_t, enum_t, ctypes.c_void_p)
 _declare("clfold_set_scan_kernel", status_t, context_p, enum_t, ctypes.c_size_t)
 _declare("clfold_scan_host", status_t, context_p, ctypes.c_void_p, ctypes.c_size_t, enum_t, enum_t,
          enum_t, ctypes.c_void_p)

@@ -166,8 +166,10 @@ def test_bad_arguments():
         clfold.reduce(np.ones(3, dtype=bool))
     with pytest.raises(TypeError, match="complex"):
         clfold.reduce(np.ones(3, dtype=np.complex64))
-    with pytest.raises(NotImplementedError, match="issue 13"):
-        clfold.reduce(x.reshape(2, 5), axis=1)
+    with pytest.raises(ValueError, match="whole-array kernels"):
+        clfold.reduce(x.reshape(2, 5), axis=1, kernel="k3")
+    with pytest.raises(ValueError, match="whole-array kernels"):
+        clfold.reduce(x.reshape(2, 5), "argmax", axis=0, block=64)
     with pytest.raises(np.AxisError if hasattr(np, "AxisError") else np.exceptions.AxisError):
         clfold.reduce(x, axis=1)
     with pytest.raises(ValueError, match="duplicate"):
@@ -225,6 +227,127 @@ def test_a_context_shared_by_threads_is_serialised():
         t.join()
     ctx.close()
     assert not wrong
+
+
+def numpy_along(x, op, axis):
+    """NumPy's reduction along `axis`, in clfold's result type (floats summed exactly enough in
+    float64 for the bound checks)."""
+    if op in ("argmin", "argmax"):
+        return getattr(np, op)(x, axis=axis)
+    wide = result_dtype(x.dtype, op)
+    if op == "sum":
+        return np.sum(x, axis=axis, dtype=wide if wide.kind in "iu" else np.float64)
+    if op == "prod":
+        return np.prod(x, axis=axis, dtype=wide if wide.kind in "iu" else np.float64)
+    ufunc = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+             "xor": np.bitwise_xor}[op]
+    return ufunc.reduce(x, axis=axis if axis is not None else tuple(range(x.ndim)))
+
+
+def assert_along(x, op, axis, **options):
+    """clfold.reduce(x, op, axis=axis) has NumPy's shape and type, and its values: integers,
+    min, max and indices to the bit, float sums within the default bound."""
+    got = clfold.reduce(x, op, axis=axis, **options)
+    want = numpy_along(x, op, axis)
+    assert np.shape(got) == np.shape(want), (x.shape, axis)
+    assert got.dtype == (np.dtype(np.int64) if op.startswith("arg") else result_dtype(x.dtype, op))
+    if x.dtype.kind != "f" or op not in ("sum", "prod"):
+        assert np.array_equal(got, want, equal_nan=x.dtype.kind == "f"), (x.shape, axis)
+        return
+    length = x.size // max(np.size(want), 1)
+    magnitude = np.sum(np.abs(x.astype(np.float64)), axis=axis)
+    u = np.finfo(got.dtype).eps / 2
+    bound = (math.log2(max(length, 2)) + 4) * u * magnitude
+    assert np.all(np.abs(np.asarray(got, np.float64) - want) <= bound), (x.shape, axis)
+
+
+AXIS_CASES = [((301, 7), 0), ((301, 7), 1), ((3, 2001), 0), ((3, 2001), -1), ((1, 1000), 0),
+              ((1000, 1), 1), ((5, 6, 7), 0), ((5, 6, 7), 1), ((5, 6, 7), 2), ((5, 6, 7), (0, 2)),
+              ((5, 6, 7), (0, 1)), ((5, 6, 7), (1, 2)), ((4, 1, 3, 1, 5), (0, 2)),
+              ((2, 3, 4, 5), (1, 3)), ((5, 6, 7), ()), ((0, 5), 1), ((0, 5), 0), ((4, 0), 0)]
+
+
+@pytest.mark.parametrize("dtype,op", [(np.int8, "sum"), (np.uint16, "max"), (np.int32, "xor"),
+                                      (np.int64, "prod"), (np.float32, "sum"), (np.float64, "min"),
+                                      (np.float16, "sum")])
+@pytest.mark.parametrize("shape,axis", AXIS_CASES)
+def test_axes_are_numpys(dtype, op, shape, axis):
+    x = data(dtype, math.prod(shape)).reshape(shape)
+    length = math.prod(shape[a] for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if length == 0 and op in ("min", "max"):
+        with pytest.raises(ValueError, match="zero-size array"):
+            clfold.reduce(x, op, axis=axis)
+        return
+    assert_along(x, op, axis)
+    assert_along(np.asfortranarray(x), op, axis)          # read in place, as its transpose
+
+
+def test_axes_of_every_layout():
+    x = data(np.int32, 50 * 64).reshape(50, 64)
+    for view in (x[:, 3:40], x[::2, :], x[::-1], x[:, ::3], x.astype(">i4"),
+                 np.asfortranarray(x)[:, 1:9]):
+        for axis in (0, 1, (0, 1), None):
+            assert_along(view, "sum", axis)
+    for axis in (0, 1):
+        assert_along(x[:, 3:40], "argmax", axis)            # a pitched view, read in place
+    f = data(np.float32, 20 * 30 * 4).reshape(20, 30, 4)
+    assert_along(f, "sum", (0, 2), accuracy="fp64")
+    exact = clfold.reduce(f, axis=1, accuracy="exact")
+    want = [[math.fsum(f[i, :, k].astype(np.float64)) for k in range(4)] for i in range(20)]
+    assert np.array_equal(exact, np.array(want, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.float16, np.float32, np.float64])
+def test_argmin_argmax_are_numpys(dtype):
+    x = data(dtype, 4 * 5 * 6, seed=3).reshape(4, 5, 6)
+    x[1, 2, :] = x[1, 2, 0]                     # ties: the first wins
+    if np.dtype(dtype).kind == "f":
+        x[2, 1, 3] = np.nan                     # NaN: the first NaN wins, as the extreme
+        x[2, 3, 3] = np.nan
+        x[0, 0, :2] = (-0.0, 0.0)               # -0 and +0 are equal
+    for op in ("argmin", "argmax"):
+        for axis in (None, 0, 1, 2, -1):
+            assert_along(x, op, axis)
+            assert_along(np.asfortranarray(x), op, axis)
+        assert clfold.reduce(np.array([3, 1, 1], dtype), op) == getattr(np, op)(np.array([3, 1, 1], dtype))
+    with pytest.raises(ValueError, match="empty sequence"):
+        clfold.reduce(np.zeros(0, dtype), "argmin")
+    with pytest.raises(ValueError, match="empty sequence"):
+        clfold.reduce(np.zeros((0, 5), dtype), "argmax", axis=0)
+    with pytest.raises(ValueError, match="empty sequence"):
+        clfold.reduce(np.zeros((0, 0), dtype), "argmax", axis=1)
+    assert clfold.reduce(np.zeros((0, 5), dtype), "argmax", axis=1).shape == (0,)
+    with pytest.raises(TypeError, match="one axis"):
+        clfold.reduce(x, "argmin", axis=(0, 1))
+
+
+def test_segments():
+    x = data(np.int32, 1000)
+    bounds = [0, 0, 1, 1, 5, 900, 900, 1000]
+    got = clfold.reduce_segments(x, bounds)
+    want = [np.sum(x[a:b], dtype=np.int64) for a, b in zip(bounds, bounds[1:])]
+    assert got.dtype == np.int64 and np.array_equal(got, want)
+    for op in ("argmin", "argmax"):
+        got = clfold.reduce_segments(x, np.array(bounds, np.uint64), op)
+        want = [getattr(np, op)(x[a:b]) if b > a else -1 for a, b in zip(bounds, bounds[1:])]
+        assert np.array_equal(got, want)
+    f = data(np.float64, 5000).reshape(50, 100)                # the C-order ravel of a matrix
+    bounds = np.cumsum([0, 1, 2, 0, 4997])
+    got = clfold.reduce_segments(np.asfortranarray(f), bounds, accuracy="exact")
+    flat = f.reshape(-1)
+    assert np.array_equal(got, [math.fsum(flat[a:b]) for a, b in zip(bounds, bounds[1:])])
+    assert clfold.reduce_segments(x, [7]).shape == (0,)
+    assert np.array_equal(clfold.reduce_segments(np.zeros(0, np.uint8), [0, 0], "max"), [0])
+    for bad, message in (([0, 5, 3], r"offsets\[2\] = 3 is less than offsets\[1\] = 5"),
+                         ([0, 1001], r"offsets\[1\] = 1001 lies past the 1000 elements"),
+                         ([0, -1, 3], r"offsets\[1\] = -1 is negative"), ([], "at least one")):
+        with pytest.raises(ValueError, match=message):
+            clfold.reduce_segments(x, np.array(bad, dtype=np.int64))
+    for bad in ([0.0, 1.0], [[0, 1]], [True, False]):
+        with pytest.raises(TypeError, match="offsets"):
+            clfold.reduce_segments(x, np.array(bad))
+    with pytest.raises(clfold.Error, match="OP_NOT_FOR_TYPE"):
+        clfold.reduce_segments(x.astype(np.float32), [0, 3], "and")
 
 
 @pytest.fixture(scope="module")
@@ -379,6 +502,43 @@ def test_pyopencl_arrays_scan_on_their_queue(queue):
     assert clfold.scan(a[:0]).size == 0
     with pytest.raises(ValueError, match="contiguous"):
         clfold.scan(a[::2])
+
+
+def test_pyopencl_arrays_along_axes_and_segments(queue):
+    x = data(np.int32, 6 * 70 * 5).reshape(6, 70, 5)
+    a = cl_array.to_device(queue, x)
+    for op, axis in (("sum", 0), ("sum", (1, 2)), ("max", 2), ("argmax", 1), ("argmin", None),
+                     ("xor", (0, 1))):
+        got = clfold.reduce(a, op, axis=axis)
+        assert isinstance(got, (np.ndarray, np.generic))
+        assert np.array_equal(got, numpy_along(x, op, axis)), (op, axis)
+    f = cl_array.to_device(queue, np.asfortranarray(x))            # its transpose, on the device
+    assert not f.flags.c_contiguous
+    assert np.array_equal(clfold.reduce(f, axis=0), np.sum(x, axis=0, dtype=np.int64))
+    assert np.array_equal(clfold.reduce(f, "argmin", axis=2), np.argmin(x, axis=2))
+    with pytest.raises(ValueError, match="C order"):
+        clfold.reduce(f, "argmin")
+    with pytest.raises(ValueError, match="permuting"):
+        clfold.reduce(a, axis=(0, 2))
+    rows = a.reshape(6 * 70, 5)[7:]                                 # a view at an offset
+    assert np.array_equal(clfold.reduce(rows, axis=1), np.sum(x.reshape(-1, 5)[7:], axis=1))
+
+    flat = x.reshape(-1)
+    bounds = np.array([0, 3, 3, 2000, 2100], np.int64)
+    want = [np.sum(flat[p:q], dtype=np.int64) for p, q in zip(bounds, bounds[1:])]
+    assert np.array_equal(clfold.reduce_segments(a, bounds), want)
+    on_device = cl_array.to_device(queue, bounds.astype(np.uint64))
+    assert np.array_equal(clfold.reduce_segments(a, on_device), want)
+    assert np.array_equal(clfold.reduce_segments(a, on_device, "argmax"),
+                          [np.argmax(flat[p:q]) if q > p else -1 for p, q in zip(bounds, bounds[1:])])
+    with pytest.raises(clfold.Error, match="offsets\\[2\\]"):          # checked by the library
+        clfold.reduce_segments(a, cl_array.to_device(queue, np.array([0, 5, 4], np.int64)))
+    with pytest.raises(TypeError, match="int64 or uint64"):
+        clfold.reduce_segments(a, cl_array.to_device(queue, np.array([0, 5], np.int32)))
+    with pytest.raises(TypeError, match="go with x"):
+        clfold.reduce_segments(x, on_device)
+    with pytest.raises(ValueError, match="C order"):
+        clfold.reduce_segments(f, bounds)
 
 
 @pytest.mark.parametrize("dtype", [np.int16, np.uint32, np.float32, np.float64])
