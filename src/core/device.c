@@ -158,6 +158,18 @@ static bool has_loop_budget(const char *vendor, const char *name)
 }
 
 /*
+ * Kernels may ask the cache for lines ahead (cpu.cl's PREFETCH) where the
+ * compiler is known to take clang's __builtin_prefetch and make it an
+ * instruction: POCL's. OpenCL's own prefetch() is a no-op there (rows of
+ * 2^13 floats took the same time with it as with none), and Oclgrind 21.10
+ * cannot run the intrinsic ("Undefined external function: llvm.prefetch").
+ */
+static bool has_prefetch_hints(const char *platform_name)
+{
+    return contains_nocase(platform_name, "portable computing language");
+}
+
+/*
  * Inline PTX is NVIDIA's: only its OpenCL compiler emits PTX, and only its
  * devices report cl_nv_device_attribute_query.
  * shfl.sync is a promise only NVIDIA makes: lanes of 32, synchronised by the
@@ -187,7 +199,7 @@ clfold_status device_read_caps(clfold_context *ctx)
     cl_command_queue_properties queue_props = 0;
     cl_device_fp_config float_config = 0;
     cl_platform_id platform = NULL;
-    char vendor[256];
+    char vendor[256], platform_name[256];
 
     GET_INFO(CL_DEVICE_NAME, caps->name);
     GET_INFO(CL_DEVICE_VENDOR, vendor);
@@ -230,6 +242,10 @@ clfold_status device_read_caps(clfold_context *ctx)
     caps->profiling = (queue_props & CL_QUEUE_PROFILING_ENABLE) != 0;
     /* cl_nv_create_buffer: NVIDIA's platform exports the function (driver 580 on the H100). */
     GET_INFO(CL_DEVICE_PLATFORM, platform);
+    CHECK_CL(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof platform_name, platform_name,
+                               NULL),
+             "CL_PLATFORM_NAME");
+    caps->prefetch_hints = has_prefetch_hints(platform_name);
     caps->create_buffer_nv =
         (create_buffer_nv_fn)clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV");
 cleanup:

@@ -159,6 +159,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DVEC=%u", config->vec);
     if (config->accs != 0)
         ok = ok && append(buf, cap, " -DACCS=%u", config->accs);
+    if (config->prefetch != 0)
+        ok = ok && append(buf, cap, " -DPREFETCH=%u", config->prefetch);
     if (config->unroll != 0)
         ok = ok && append(buf, cap, " -DUNROLL=%u", config->unroll);
     if (config->small_int_sum)

@@ -22,6 +22,7 @@ struct build_config {
     bool atomic;             /* the atomic baseline's extra flags */
     unsigned vec;            /* VEC of the CPU and GPU shapes; 0 elsewhere */
     unsigned accs;           /* the CPU shape's ACCS; 0 elsewhere */
+    unsigned prefetch;       /* cpu.cl's PREFETCH: bytes ahead that a stream asks for; 0: none */
     unsigned unroll;         /* the GPU shape's UNROLL; 0 elsewhere */
     bool small_int_sum;      /* the shapes: 8- and 16-bit sums add vectors in 32-bit lanes first */
     unsigned local_share;    /* the ladder's LOCAL_SHARE: work-items a local slot; 0 or 1: one each */
