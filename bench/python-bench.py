@@ -90,8 +90,8 @@ def streaming_read(queue, array):
     out = cl.Buffer(queue.context, cl.mem_flags.WRITE_ONLY, 4)
     if device.type & cl.device_type.CPU:
         kernel, vectors = program.read_cpu, array.nbytes // 64
-        size = 4 * device.max_compute_units  # clfold's CPU shape: four work-items a unit
-        local = None
+        size = 4 * device.max_compute_units  # clfold's CPU shape: four work-items a unit,
+        local = (1,)                          # each its own group, so that every thread reads
     else:
         kernel, vectors = program.read_gpu, array.nbytes // 16
         size, local = 256 * 8 * device.max_compute_units, (256,)
