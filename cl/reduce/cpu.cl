@@ -13,12 +13,16 @@
  * Float sums are compensated lane by lane (defs.cl's NEUMAIER_ERROR on
  * vectors), so long chunks lose no accuracy: the compiler may not reorder
  * float additions, so the lanes are explicit. At the default accuracy a
- * lane is compensated once per SUM_BLOCK values, not once per value: the
- * block is added pairwise, plainly, and only its sum goes through Neumaier's
- * rule. Per value that is one addition instead of ten operations, which
- * makes the loop memory-bound on a CPU, and it costs log2(SUM_BLOCK) levels
- * of the (L + 4) u A bound, which the lanes' short trees leave free: a work-item
- * with a whole block has at least SUM_BLOCK * LANES values.
+ * lane is compensated once per SUM_BLOCK values of each of the ACCS
+ * streams, not once per value: the streams' blocks are added pairwise,
+ * plainly, and only their sum goes through Neumaier's rule, into one
+ * accumulator (RUNS). Per value that is one addition instead of ten
+ * operations. It costs log2(SUM_BLOCK * ACCS) levels of the (L + 4) u A
+ * bound, which the lanes' short final fold (VEC values, not VEC * ACCS)
+ * leaves free: a work-item with a whole step has at least SUM_BLOCK * LANES
+ * values. A compensated step per stream instead kept the loop 7-8% behind
+ * a plain read of the same bytes on POCL 3.1 (2 cores, 2^26 floats, 40
+ * alternated pairs: 0.92-0.93x the read's speed, and 0.99-1.01x so).
  *
  * 8- and 16-bit sums add blocks of vectors in 32-bit lanes and widen them
  * to the 64-bit accumulator once per block (SMALL_INT_SUM below).
@@ -42,6 +46,12 @@
 #define CACHE_LINE 64
 
 #define LANES (VEC * ACCS)
+/* Accumulators fold_chunk keeps: one for float sums' runs (above), else one a stream. */
+#if RUN_CARRY
+#define RUNS 1
+#else
+#define RUNS ACCS
+#endif
 /* What a lane adds in: the accumulator's scalar, or for exact sums a double (exact.cl). */
 #if ACC_EXACT && !EXACT_FPE
 #error "the CPU shape's exact sums add in doubles first: EXACT_FPE"
@@ -526,18 +536,36 @@ inline void prefetch_lines(__global const IN_T *p, size_t ahead, uint lines, siz
     prefetch_lines((p), PREFETCH, ((count) * sizeof(IN_T) + CACHE_LINE - 1) / CACHE_LINE, CACHE_LINE)
 
 /*
+ * The ACCS streams' blocks at k, `part` elements apart, added pairwise
+ * (RUNS == 1: plain float sums' runs).
+ */
+inline VACC_T streams_block(__global const IN_T *start, size_t part, size_t k)
+{
+    VACC_T blocks[ACCS];
+#pragma unroll
+    for (int a = 0; a < ACCS; a++)
+        blocks[a] = block_sum(start, a * part + k, VEC);
+#pragma unroll
+    for (int s = 1; s < ACCS; s *= 2)
+#pragma unroll
+        for (int a = 0; a + s < ACCS; a += 2 * s)
+            blocks[a] += blocks[a + s];
+    return blocks[0];
+}
+
+/*
  * Elements [begin, end) of in[offset ..], folded into one accumulator value
  * (an exact sum's state): ACCS streams of whole blocks, then whole vectors,
  * then the last vector padded.
  */
 inline ACC_T fold_chunk(__global const IN_T *in, ulong offset, size_t begin, size_t end)
 {
-    lanes_t acc[ACCS];
+    lanes_t acc[RUNS];
 #if ACC_EXACT
     exact_t spilled = IDENTITY;
 #endif
 #pragma unroll
-    for (int a = 0; a < ACCS; a++)
+    for (int a = 0; a < RUNS; a++)
         acc[a] = lanes_start();
 
     /* ACCS streams of `part` values each, a block at a time. */
@@ -546,14 +574,19 @@ inline ACC_T fold_chunk(__global const IN_T *in, ulong offset, size_t begin, siz
     __global const IN_T *const start = in + offset + begin;
     for (size_t k = 0; k < part; k += step) {
 #pragma unroll
-        for (int a = 0; a < ACCS; a++) {
+        for (int a = 0; a < ACCS; a++)
             PREFETCH_RUN(start + a * part + k, step);
+#if RUNS == 1
+        acc[0] = LANES_FOLD(acc[0], streams_block(start, part, k));
+#else
+#pragma unroll
+        for (int a = 0; a < ACCS; a++)
             acc[a] = LANES_FOLD(acc[a], block_sum(start, a * part + k, VEC));
-        }
+#endif
 #if COMPENSATED_LANES
         if (k / step % RENORMALIZE_EVERY == RENORMALIZE_EVERY - 1)
 #pragma unroll
-            for (int a = 0; a < ACCS; a++)
+            for (int a = 0; a < RUNS; a++)
                 acc[a] = lanes_renormalize(acc[a]);
 #endif
     }
@@ -569,18 +602,18 @@ inline ACC_T fold_chunk(__global const IN_T *in, ulong offset, size_t begin, siz
     }
 
 #if ACC_EXACT
-    for (int a = 0; a < ACCS; a++)
+    for (int a = 0; a < RUNS; a++)
         lanes_exact(acc[a], &spilled);
     if (begin < end)
         spilled.flags |= EXACT_SEEN;
     return spilled;
 #else
-    /* The LANES values, folded pairwise in a fixed order. */
-    ACC_T values[LANES];
-    for (int a = 0; a < ACCS; a++)
+    /* The accumulators' lanes, folded pairwise in a fixed order. */
+    ACC_T values[RUNS * VEC];
+    for (int a = 0; a < RUNS; a++)
         lanes_values(acc[a], values + a * VEC);
-    for (int stride = 1; stride < LANES; stride *= 2)
-        for (int j = 0; j + stride < LANES; j += 2 * stride)
+    for (int stride = 1; stride < RUNS * VEC; stride *= 2)
+        for (int j = 0; j + stride < RUNS * VEC; j += 2 * stride)
             values[j] = combine(values[j], values[j + stride]);
     return values[0];
 #endif
