@@ -836,10 +836,9 @@ clfold_status clfold_reduce_segments_host(clfold_context *ctx, const void *data,
         CHECK(check_bounds(ctx, offsets, num_segments, count));
     }
     CHECK(host_elements(ctx, data, count, type_info(type)->size, "data", &buffer));
-    CHECK(host_elements(ctx, offsets, num_segments == 0 ? 0 : num_segments + 1,
-                        sizeof *offsets, "offsets", &bounds));
-    CHECK(segments_request(ctx, buffer, 0, count, num_segments == 0 ? NULL : bounds, num_segments,
-                           type, op, &request));
+    if (num_segments != 0)
+        CHECK(host_elements(ctx, offsets, num_segments + 1, sizeof *offsets, "offsets", &bounds));
+    CHECK(segments_request(ctx, buffer, 0, count, bounds, num_segments, type, op, &request));
     if (results == NULL && num_segments != 0)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "results is NULL");
     CHECK(axis_and_wait(ctx, &request, results));
