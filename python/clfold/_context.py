@@ -254,7 +254,7 @@ class Context:
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         axes = _axes.normalize(axis, x.ndim, op in _ARG_OPS)
         dtype = self._result_dtype(type_value, op_value, op, x.dtype)
-        if axes is not None and (len(axes) < x.ndim or op in _ARG_OPS):
+        if axes is not None and len(axes) < x.ndim:  # else every element, as axis=None
             if kernel != "auto" or block is not None:
                 raise ValueError("kernel and block choose whole-array kernels: reductions along "
                                  "some axes run the device's own shape (docs/shapes.md)")
