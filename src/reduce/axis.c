@@ -520,6 +520,19 @@ cleanup:
     return status;
 }
 
+/* Segments need offsets, num_segments + 1 of them, a count that a size_t holds. */
+static clfold_status check_segment_count(clfold_context *ctx, bool have_offsets, size_t segments)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    if (segments != 0 && !have_offsets)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "offsets is NULL");
+    if (segments == SIZE_MAX)
+        FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu segments need more offsets than a size_t counts",
+             segments);
+cleanup:
+    return status;
+}
+
 /* Checks segments: the elements lie in the buffer, and the offsets fit theirs. */
 static clfold_status segments_request(clfold_context *ctx, cl_mem buffer, size_t offset,
                                       size_t count, cl_mem offsets, size_t segments,
@@ -529,14 +542,9 @@ static clfold_status segments_request(clfold_context *ctx, cl_mem buffer, size_t
     clfold_status status = CLFOLD_SUCCESS;
     CHECK(axis_request_start(ctx, buffer, type, op, request));
     CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
-    if (segments != 0) {
-        if (offsets == NULL)
-            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "offsets is NULL");
-        if (segments == SIZE_MAX)
-            FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu segments need more offsets than a size_t counts",
-                 segments);
+    CHECK(check_segment_count(ctx, offsets != NULL, segments));
+    if (segments != 0)
         CHECK(check_buffer(ctx, offsets, 0, segments + 1, sizeof(cl_ulong)));
-    }
     request->path = "segments";
     request->offset = offset;
     request->rows = segments;
@@ -827,14 +835,9 @@ clfold_status clfold_reduce_segments_host(clfold_context *ctx, const void *data,
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     enter(ctx);
     CHECK(check_request(ctx, type, op));
-    if (num_segments != 0) {
-        if (offsets == NULL)
-            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "offsets is NULL");
-        if (num_segments == SIZE_MAX)
-            FAIL(CLFOLD_ERROR_TOO_LARGE, "%zu segments need more offsets than a size_t counts",
-                 num_segments);
+    CHECK(check_segment_count(ctx, offsets != NULL, num_segments));
+    if (num_segments != 0)
         CHECK(check_bounds(ctx, offsets, num_segments, count));
-    }
     CHECK(host_elements(ctx, data, count, type_info(type)->size, "data", &buffer));
     if (num_segments != 0)
         CHECK(host_elements(ctx, offsets, num_segments + 1, sizeof *offsets, "offsets", &bounds));
