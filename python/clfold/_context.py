@@ -1,5 +1,6 @@
 """Contexts and reductions: clfold's C API as Python calls with NumPy's semantics."""
 import collections
+import contextlib
 import ctypes
 import math
 import threading
@@ -212,12 +213,18 @@ class Context:
         self._handle = handle
         return self
 
-    @property
-    def device(self):
-        """The Device this context reduces on."""
+    @contextlib.contextmanager
+    def _open(self):
+        """The context's lock held, while the context is open (else ValueError)."""
         with self._lock:
             if self._handle is None:
                 raise ValueError("this clfold context is closed")
+            yield
+
+    @property
+    def device(self):
+        """The Device this context reduces on."""
+        with self._open():
             mine = _lib.lib.clfold_device(self._handle)
         found = [Device(*entry[:4]) for entry in _opencl.list_devices() if entry[4] == mine]
         if not found:
@@ -268,9 +275,7 @@ class Context:
         elif op in _ARG_OPS and not x.flags.c_contiguous:
             raise ValueError(f"the {op} of a Fortran-order pyopencl array: its index counts in C "
                              "order, which is not the buffer's; pass x.get()")
-        with self._lock:
-            if self._handle is None:
-                raise ValueError("this clfold context is closed")
+        with self._open():
             _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block or 0), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if on_device:
@@ -291,9 +296,7 @@ class Context:
         x, matrices, out_shape, flipped = _matrices(x, axes, on_device)
         results = np.empty(math.prod(out_shape), dtype)
         size = results.itemsize
-        with self._lock:
-            if self._handle is None:
-                raise ValueError("this clfold context is closed")
+        with self._open():
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             for matrix, axis, first in matrices:
                 out = results.ctypes.data + first * size
@@ -329,27 +332,20 @@ class Context:
         if _is_pyopencl_array(offsets):
             return self._segments_on_device(x, offsets, op_value, type_value, accuracy_value, dtype)
         bounds = _check_offsets(offsets, x.size)
+        if on_device:  # checked here, then beside the elements on their queue
+            import pyopencl.array as cl_array
+            return self._segments_on_device(x, cl_array.to_device(x.queue, bounds), op_value,
+                                            type_value, accuracy_value, dtype)
         results = np.empty(bounds.size - 1, dtype)
-        with self._lock:
-            if self._handle is None:
-                raise ValueError("this clfold context is closed")
+        with self._open():
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
-            if on_device:
-                import pyopencl.array as cl_array
-                on_queue = cl_array.to_device(x.queue, bounds)
-                code = _lib.lib.clfold_reduce_segments(
-                    self._handle, ctypes.c_void_p(x.base_data.int_ptr), x.offset // x.dtype.itemsize,
-                    x.size, ctypes.c_void_p(on_queue.base_data.int_ptr), results.size, type_value,
-                    op_value, results.ctypes.data)
-            else:
-                code = _lib.lib.clfold_reduce_segments_host(
-                    self._handle, x.ctypes.data, x.size, bounds.ctypes.data, results.size,
-                    type_value, op_value, results.ctypes.data)
-            _check(code, self._handle)
+            _check(_lib.lib.clfold_reduce_segments_host(
+                self._handle, x.ctypes.data, x.size, bounds.ctypes.data, results.size, type_value,
+                op_value, results.ctypes.data), self._handle)
         return results
 
     def _segments_on_device(self, x, offsets, op_value, type_value, accuracy_value, dtype):
-        """Offsets already in a pyopencl array: the library checks them, so bad ones raise
+        """Offsets in a pyopencl array: the library checks them, so bad ones raise
         clfold.Error."""
         if not _is_pyopencl_array(x):
             raise TypeError("offsets in a pyopencl array go with x in one: pass offsets.get() "
@@ -362,9 +358,7 @@ class Context:
                              "their buffer's start (pass offsets.copy() for a view)")
         _check_cl_array(offsets, self._queue_ptr)
         results = np.empty(offsets.size - 1, dtype)
-        with self._lock:
-            if self._handle is None:
-                raise ValueError("this clfold context is closed")
+        with self._open():
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             code = _lib.lib.clfold_reduce_segments(
                 self._handle, ctypes.c_void_p(x.base_data.int_ptr), x.offset // x.dtype.itemsize,
@@ -392,9 +386,7 @@ class Context:
         else:
             x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("=")).reshape(-1)
             out = np.empty(x.size, dtype)
-        with self._lock:
-            if self._handle is None:
-                raise ValueError("this clfold context is closed")
+        with self._open():
             _check(_lib.lib.clfold_set_scan_kernel(self._handle, kernel_value, block or 0), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if not on_device:
@@ -422,9 +414,7 @@ class Context:
             x = x.astype(x.dtype.newbyteorder("="), copy=False)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         partial = Partial()
-        with self._lock:
-            if self._handle is None:
-                raise ValueError("this clfold context is closed")
+        with self._open():
             _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block or 0), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if on_device:
