@@ -536,8 +536,9 @@ inline void prefetch_lines(__global const IN_T *p, size_t ahead, uint lines, siz
     prefetch_lines((p), PREFETCH, ((count) * sizeof(IN_T) + CACHE_LINE - 1) / CACHE_LINE, CACHE_LINE)
 
 /*
- * The ACCS streams' blocks at k, `part` elements apart, added pairwise
- * (RUNS == 1: plain float sums' runs).
+ * The ACCS streams' blocks at k, `part` elements apart, added pairwise: for
+ * RUNS == 1, which is plain float sums' runs, or one stream (rows), where
+ * this is block_sum alone.
  */
 inline VACC_T streams_block(__global const IN_T *start, size_t part, size_t k)
 {
