@@ -1398,8 +1398,11 @@ static void check_local_memory_limits(void)
     setenv("CLFOLD_AUTO_SHAPE", "gpu", 1);
     setenv("CLFOLD_LOCAL_MEM_BYTES", "2048", 1);
     clfold_context *small = test_context();
+    /* Three launches stage their tiles; NVIDIA's one launch holds them in registers and runs. */
     setenv("CLFOLD_SCAN_GPU", "256:8", 1);
+    setenv("CLFOLD_SCAN_LOOKBACK", "0", 1);
     clfold_context *forced = test_context();
+    unsetenv("CLFOLD_SCAN_LOOKBACK");
     unsetenv("CLFOLD_SCAN_GPU");
     unsetenv("CLFOLD_LOCAL_MEM_BYTES");
     unsetenv("CLFOLD_AUTO_SHAPE");

@@ -18,14 +18,10 @@
  *   - scan_tiles: the level below (levels.c's multi-block decomposition:
  *     scan_tiles_totals writes each tile's total first). Elements are read
  *     twice, so it moves 3n values. Any device.
- *   - scan_tiles_lookback (NVIDIA, INLINE_PTX): in the same launch, from
- *     the tiles before it, as Merrill and Garland's decoupled look-back
- *     does, so that it moves 2n values. Tile numbers come from a counter,
- *     in the order groups start, so a tile waits only on tiles whose groups
- *     are running, and every group that runs finishes. Unlike CUB's
- *     look-back, the prefix does not depend on which earlier tiles happen
- *     to have finished (below), so a float scan gives the same bits on
- *     every run.
+ *   - scan_tiles_lookback (NVIDIA, INLINE_PTX, the default there): in the
+ *     same launch, from the tiles before it, as Merrill and Garland's
+ *     decoupled look-back does, so that it moves 2n values. Its tiles are
+ *     held in registers, not staged (below, where it is).
  */
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256
@@ -302,51 +298,248 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
     keep_total(carry, carry_at, keep_carry, lid, seed, total);
 }
 
-#if INLINE_PTX && !defined(LOOKBACK_WINDOW)
-#error "the host sizes the look-back's board by LOOKBACK_WINDOW (scan_path.h)"
-#endif
+#if INLINE_PTX && WARP_SCANS && defined(LOOKBACK_ROUNDS)
 /*
- * Only where a group has two whole warps (a lane a window, a lane a tile
- * of one) and warps scan with shfl.sync: the host runs other groups' scans
- * in three launches, from this same program.
- */
-#if INLINE_PTX && WARP_SCANS && LOOKBACK_WINDOW != 32
-#error "the look-back scans a window's tiles in one warp: LOOKBACK_WINDOW is 32 (scan_path.h)"
-#endif
-#if INLINE_PTX && WARP_SCANS && BLOCK_SIZE >= 2 * LOOKBACK_WINDOW
-/*
- * The one-launch scan: Merrill and Garland's decoupled look-back, made
- * deterministic. Tiles come in windows of LOOKBACK_WINDOW consecutive
- * tiles (tile t is tile k = t % LOOKBACK_WINDOW of window
- * w = t / LOOKBACK_WINDOW):
- *   - every tile publishes its total, its aggregate, as soon as it has it;
- *   - a tile's second warp scans the aggregates of its window's tiles up to
- *     it, lane i holding tile i's (its own at lane k, the identity above),
- *     with shfl.sync: S_k, the fold of those before it, is lane k - 1's
- *     result, the same bits in every tile that takes it, since a lane's
- *     result depends only on the lanes below it;
- *   - the last tile of window w publishes lane 31's, the window's
- *     aggregate R_w, at once; then, having found P_(w-1), it publishes the
- *     window's inclusive prefix P_w = P_(w-1) then R_w;
- *   - tile k of window w starts from P_(w-1), then S_k.
- * A tile finds P_(w-1) by looking back (tiles_before below): the nearest
- * window j before w whose P_j is out, and R_(j+1) ... R_(w-1) folded onto
- * it one by one. Every P is a left fold of the R's before it, and a left
- * fold gives the same bits from whichever P_j it picks up, so no output
- * depends on which tiles happened to be done, where CUB's look-back folds
- * what it finds as a tree, whose shape does. Every wait is for tiles with
- * smaller tickets, which are running or done.
+ * The one-launch scan (NVIDIA): Merrill and Garland's decoupled look-back,
+ * made deterministic, over tiles held in registers.
  *
- * The folds are chains (chain_t): for float sums a Neumaier run, so a
- * chain thousands of windows long adds 2u of the prefix, not a rounding a
- * window; elsewhere the operator.
+ * The tile. Warp w's slice is rows of 32 lanes' runs; lane l of a row
+ * holds LANE_RUN consecutive elements (below). So a row is read and
+ * written in whole vectors, consecutive across the warp's lanes, and
+ * nothing is staged in local memory. The rows are scanned with shfl.sync,
+ * and the warps meet in one barrier (scan_rows). Without the look-back such
+ * tiles scan at the speed of a copy of the same bytes (H100, 2^28 floats:
+ * 0.7164 ms against 0.7148; bench/scan_probe.c).
+ *
+ * The look-back. Tile numbers come from a counter, in the order groups
+ * start, so a tile waits only on tiles whose groups run. Each tile
+ * publishes its total, its aggregate A_t, as soon as it has it, and then
+ * its inclusive prefix P_t = P_(t-1) then A_t. The first warp looks at the
+ * 32 tiles before it, a lane a tile, until each shows A or P; from the
+ * nearest P_j it folds A_(j+1) ... A_(t-1) onto it in order. Where none of
+ * the 32 shows its P, it keeps their A's and looks at the 32 before, up to
+ * LOOKBACK_ROUNDS rounds, and then waits on the last 32 for a P.
+ *
+ * Every P is a left fold of the tiles' aggregates, and a left fold gives
+ * the same bits from whichever P_j it picks up: no output depends on which
+ * tiles happened to be done. CUB folds what its look-back finds as a tree,
+ * whose shape does. The folds are chains (chain_t): a Neumaier run for a
+ * float sum, so that a chain of thousands of tiles adds 2u of the prefix,
+ * not a rounding a tile; elsewhere the operator.
  */
+/*
+ * A lane's run in a row: 16 bytes of whichever is wider, its elements or
+ * its results (4 floats, 2 int32 elements into 2 int64 sums), so that its
+ * stores are whole 16-byte vectors and its loads whole vectors of 2 to 16
+ * bytes. An int8 sum's runs of 16 elements, with 128 bytes of results a
+ * lane, took 2.31 ms for 2^28 elements on the H100, twice CUB's time.
+ */
+#if IN_SIZE > RESULT_SIZE
+#define LANE_BYTES IN_SIZE
+#else
+#define LANE_BYTES RESULT_SIZE
+#endif
+#if RUN_ITEMS % (16 / LANE_BYTES) == 0
+#define LANE_RUN (16 / LANE_BYTES)
+#else
+#define LANE_RUN 1
+#endif
+#define ROWS (RUN_ITEMS / LANE_RUN)
+/* Tile element of lane `lane` of warp `warp`, row r, k-th of its run. */
+#define ROW_ELEMENT(warp, lane, r, k) \
+    ((warp) * (32 * RUN_ITEMS) + (r) * (32 * LANE_RUN) + (lane) * LANE_RUN + (k))
+
+/* Whole-vector loads and stores: an unsigned type of LANE_RUN elements' or results' bytes. */
+#define LOAD_BYTES (LANE_RUN * IN_SIZE)
+#define STORE_BYTES (LANE_RUN * RESULT_SIZE)
+#if LANE_RUN == 1
+#define VECTOR_LOADS 0
+#elif LOAD_BYTES == 16
+#define LOAD_RAW_T uint4
+#elif LOAD_BYTES == 8
+#define LOAD_RAW_T uint2
+#elif LOAD_BYTES == 4
+#define LOAD_RAW_T uint
+#elif LOAD_BYTES == 2
+#define LOAD_RAW_T ushort
+#endif
+#ifndef VECTOR_LOADS
+#define VECTOR_LOADS 1
+#endif
+#if LANE_RUN == 1
+#define VECTOR_STORES 0
+#elif STORE_BYTES == 16
+#define STORE_RAW_T uint4
+#elif STORE_BYTES == 8
+#define STORE_RAW_T uint2
+#elif STORE_BYTES == 4
+#define STORE_RAW_T uint
+#elif STORE_BYTES == 2
+#define STORE_RAW_T ushort
+#endif
+#ifndef VECTOR_STORES
+#define VECTOR_STORES 1
+#endif
+
+#if IN_HALF
+typedef ushort raw_element_t;
+#else
+typedef IN_T raw_element_t;
+#endif
+
+#if VECTOR_LOADS
+/* A run's LANE_RUN elements in one load: `at` is a multiple of LANE_RUN. */
+inline void load_vector(__global const IN_T *in, ulong at, ACC_T *items)
+{
+    union {
+        LOAD_RAW_T raw;
+        raw_element_t element[LANE_RUN];
+    } bits;
+    bits.raw = *(__global const LOAD_RAW_T *)(in + at);
+#pragma unroll
+    for (uint k = 0; k < LANE_RUN; k++)
+#if IN_HALF
+        items[k] = TO_ACC(vload_half(k, (__private const half *)bits.element));
+#else
+        items[k] = TO_ACC(bits.element[k]);
+#endif
+}
+#endif
+
+/*
+ * The work-item's runs of the tile at `start`: whole vectors where the
+ * tile is whole and its elements start on a vector's bytes, else element
+ * by element, the identity past n.
+ */
+inline void load_rows(__global const IN_T *in, ulong offset, ulong n, ulong start, uint warp,
+                      uint lane, ACC_T *items)
+{
+    const bool whole = start + TILE <= n;
+#if VECTOR_LOADS
+    if (whole && (offset + start) % LANE_RUN == 0) {
+#pragma unroll
+        for (uint r = 0; r < ROWS; r++)
+            load_vector(in, offset + start + ROW_ELEMENT(warp, lane, r, 0), items + r * LANE_RUN);
+        return;
+    }
+#endif
+#pragma unroll
+    for (uint r = 0; r < ROWS; r++) {
+#pragma unroll
+        for (uint k = 0; k < LANE_RUN; k++) {
+            const ulong i = start + ROW_ELEMENT(warp, lane, r, k);
+            if (whole)
+                items[r * LANE_RUN + k] = load_in(in, offset + i);
+            else
+                items[r * LANE_RUN + k] = scan_load(in, offset, n, i);
+        }
+    }
+}
+
+/*
+ * The runs' outputs from `from`, each run walked from its lane's prefix:
+ * a run's results leave in one store where they start on its bytes, else
+ * one by one.
+ */
+inline void store_rows(__global uchar *out, ulong out_at, ulong n, ulong start, uint warp,
+                       uint lane, const ACC_T *items, const ACC_T *lane_before, ACC_T from,
+                       uint finish, uint mode)
+{
+    const bool whole = start + TILE <= n;
+#if VECTOR_STORES
+    const bool vectors = whole && finish && (out_at * RESULT_SIZE) % STORE_BYTES == 0;
+#endif
+#pragma unroll
+    for (uint r = 0; r < ROWS; r++) {
+        const ulong first = start + ROW_ELEMENT(warp, lane, r, 0);
+        run_t walk = scan_run_from(combine(from, lane_before[r]));
+        ACC_T values[LANE_RUN];
+#pragma unroll
+        for (uint k = 0; k < LANE_RUN; k++) {
+            const ACC_T before = scan_run_value(walk);
+            walk = run_fold(walk, items[r * LANE_RUN + k]);
+            values[k] = output_value(mode, first + k, before, scan_run_value(walk));
+        }
+#if VECTOR_STORES
+        if (vectors) {
+            union {
+                RESULT_T result[LANE_RUN];
+                STORE_RAW_T raw;
+            } bits;
+#pragma unroll
+            for (uint k = 0; k < LANE_RUN; k++)
+                bits.result[k] = finish_value(values[k]);
+            *(__global STORE_RAW_T *)(out + (out_at + first) * RESULT_SIZE) = bits.raw;
+            continue;
+        }
+#endif
+#pragma unroll
+        for (uint k = 0; k < LANE_RUN; k++)
+            if (whole || first + k < n)
+                store_output(out, out_at, first + k, finish, values[k]);
+    }
+}
+
+/*
+ * The tile's scan within itself: each lane folds each of its runs, each
+ * row is scanned with shfl.sync (warp_scan), the rows' totals are folded
+ * in order, and every warp scans the warps' totals, lane w holding warp
+ * w's. On return lane_before[r] holds the fold of the warp's elements
+ * before row r's run (the rows before, then the lanes below),
+ * *warp_before the fold of the warps before, and the tile's total
+ * returns, in every work-item. warp_totals: WARPS values of local memory.
+ * Folding the tile's total first, to publish it before the rows' scans,
+ * made int32 and int8 sums 8-10% slower on the H100 and float sums no
+ * faster (2^28 elements: int32 1.405 ms against 1.292, int8 1.214 against
+ * 1.108, float 0.834 against 0.836; one run each).
+ */
+inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const ACC_T *items,
+                       ACC_T *lane_before, ACC_T *warp_before)
+{
+    ACC_T row_total[ROWS];
+#pragma unroll
+    for (uint r = 0; r < ROWS; r++) {
+        run_t run = scan_run_from(SCAN_IDENTITY);
+#pragma unroll
+        for (uint k = 0; k < LANE_RUN; k++)
+            run = run_fold(run, items[r * LANE_RUN + k]);
+        const ACC_T through = warp_scan(scan_run_value(run), lane);
+        ACC_T lower = shfl_up(through, 1);
+        if (lane == 0)
+            lower = SCAN_IDENTITY;
+        lane_before[r] = lower;
+        row_total[r] = shfl_idx(through, 31);
+    }
+    ACC_T rows = SCAN_IDENTITY;
+#pragma unroll
+    for (uint r = 0; r < ROWS; r++) {
+        lane_before[r] = combine(rows, lane_before[r]);
+        rows = combine(rows, row_total[r]);
+    }
+    if (lane == 0)
+        warp_totals[warp] = rows;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ACC_T warps = SCAN_IDENTITY;
+    if (lane < WARPS)
+        warps = warp_totals[lane];
+    warps = warp_scan(warps, lane);
+    *warp_before = warp == 0 ? SCAN_IDENTITY : shfl_idx(warps, warp - 1);
+    return shfl_idx(warps, WARPS - 1);
+}
+
 #if RUN_CARRY
 typedef run_t chain_t;
 inline chain_t chain_fold(chain_t chain, ACC_T value) { return run_fold(chain, value); }
+inline chain_t shfl_chain(chain_t chain, uint lane)
+{
+    chain.sum = shfl_idx(chain.sum, lane);
+    chain.carry = shfl_idx(chain.carry, lane);
+    return chain;
+}
 #else
 typedef ACC_T chain_t;
 inline chain_t chain_fold(chain_t chain, ACC_T value) { return combine(chain, value); }
+inline chain_t shfl_chain(chain_t chain, uint lane) { return shfl_idx(chain, lane); }
 #endif
 inline chain_t chain_from(ACC_T value) { return scan_run_from(value); }
 /* The chain's value: a run's sum and carry, added where the carry is not 0 (-0 stays -0). */
@@ -430,8 +623,13 @@ inline void publish_chain(volatile __global ulong *slot, chain_t chain) { publis
 inline bool look_chain(volatile __global ulong *slot, chain_t *chain) { return look(slot, chain); }
 #endif
 
+/* A tile's slot on the board, after the counter's word: its aggregate, then its inclusive prefix. */
+#define TILE_WORDS (FLAG_WORDS + CHAIN_WORDS)
+#define AGGREGATE_OF(board, t) ((board) + 1 + (size_t)(t) * TILE_WORDS)
+#define PREFIX_OF(board, t) (AGGREGATE_OF(board, t) + FLAG_WORDS)
+
 /*
- * A waiting lane sleeps between looks (PTX nanosleep, sm_70 and later), so
+ * A waiting warp sleeps between looks (PTX nanosleep, sm_70 and later), so
  * that hundreds of waiting groups do not keep L2 busy with them.
  */
 #ifndef LOOKBACK_SLEEP_NS
@@ -439,198 +637,79 @@ inline bool look_chain(volatile __global ulong *slot, chain_t *chain) { return l
 #endif
 #define LOOKBACK_SLEEP() asm volatile("nanosleep.u32 %0;" ::"r"(LOOKBACK_SLEEP_NS))
 
-/*
- * The board, in 64-bit words: the tile counter (its low 32 bits), then a
- * slot a tile for its aggregate, a slot a window for its aggregate, and a
- * chain's slots a window for its inclusive prefix.
- */
-typedef struct {
-    volatile __global ulong *tiles;
-    volatile __global ulong *window_totals;
-    volatile __global ulong *window_prefixes;
-} board_t;
-
-inline board_t board_of(volatile __global ulong *board, uint tiles)
+/* The lanes of the warp where `p` holds (vote.sync over the whole warp). */
+inline uint warp_ballot(bool p)
 {
-    const size_t windows = (tiles + LOOKBACK_WINDOW - 1) / LOOKBACK_WINDOW;
-    board_t slots;
-    slots.tiles = board + 1;
-    slots.window_totals = slots.tiles + (size_t)tiles * FLAG_WORDS;
-    slots.window_prefixes = slots.window_totals + windows * FLAG_WORDS;
-    return slots;
-}
-
-/* What a group's lanes found, for work-item 0 to fold in order. */
-typedef struct {
-    ACC_T tiles_before;                 /* S_k: this window's tiles before this one */
-    ACC_T windows[LOOKBACK_WINDOW];     /* lane k: window w - 1 - k's aggregate */
-    chain_t prefixes[LOOKBACK_WINDOW];  /* lane k: its inclusive prefix, where out */
-    uint inclusive[LOOKBACK_WINDOW];    /* lane k: whether it is */
-    uint ticket;
-    uint found;
-    ACC_T window_total;                 /* R_w, where this tile closes its window */
-    chain_t window_prefix;              /* P_(w-1) */
-    ACC_T tile_prefix;
-} lookback_scratch_t;
-
-/* Tile i's aggregate, once it is out. */
-inline ACC_T await_tile(board_t board, size_t i)
-{
-    ACC_T value;
-    while (!look(board.tiles + i * FLAG_WORDS, &value))
-        LOOKBACK_SLEEP();
-    return value;
+    uint lanes;
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }"
+                 : "=r"(lanes)
+                 : "r"((uint)p));
+    return lanes;
 }
 
 /*
- * The windows just before a tile's are the ones whose aggregates R are
- * least likely out: their last tiles publish R a round trip after reading
- * their windows' tiles. So the group's warps after the first two each fold
- * one of those windows from its tiles' aggregates themselves
- * (fold_window_directly), by the same shuffle tree as its last tile, which
- * gives its R to the bit; the first warp looks at the windows before them.
- * Slot m of the scratch's windows holds window w - 1 - m.
+ * The first warp, every lane: the fold of the tiles before tile t (the
+ * board's P_(t-1), by the left fold above), having published tile t's
+ * aggregate; tile t's own P goes out after it. `kept` holds the aggregates
+ * of the rounds looked past, 32 a round.
  */
-#define DIRECT_WINDOWS (BLOCK_SIZE / 32 - 2)
-
-/*
- * Lanes 0 .. LOOKBACK_WINDOW - DIRECT_WINDOWS - 1 each look at the window
- * of slot DIRECT_WINDOWS + lane until it shows its aggregate or its
- * inclusive prefix (windows before 0 count as a prefix of nothing), both
- * in the same round trip.
- */
-inline void look_at_windows(board_t board, __local lookback_scratch_t *scratch, uint lid, uint w)
+inline chain_t look_back(volatile __global ulong *board, uint t, ACC_T total, uint lane,
+                         __local ACC_T *kept)
 {
-    if (lid >= LOOKBACK_WINDOW - DIRECT_WINDOWS)
-        return;
-    const uint slot = DIRECT_WINDOWS + lid;
-    const int j = (int)w - 1 - (int)slot;
-    chain_t prefix = chain_from(SCAN_IDENTITY);
-    ACC_T total = SCAN_IDENTITY;
-    bool inclusive = true;
-    if (j >= 0) {
-        bool aggregate;
-        for (;;) {
-            inclusive = look_chain(board.window_prefixes + (size_t)j * CHAIN_WORDS, &prefix);
-            aggregate = look(board.window_totals + (size_t)j * FLAG_WORDS, &total);
-            if (inclusive || aggregate)
-                break;
-            LOOKBACK_SLEEP();
-        }
-    }
-    scratch->inclusive[slot] = inclusive;
-    scratch->windows[slot] = total;
-    scratch->prefixes[slot] = prefix;
-}
-
-/* Warp 2 + d: the aggregate of window w - 1 - d, from its tiles' (slot d). */
-inline void fold_window_directly(board_t board, __local lookback_scratch_t *scratch, uint lid,
-                                 uint w)
-{
-    const uint d = lid / 32 - 2, lane = lid & 31;
-    const int j = (int)w - 1 - (int)d;
-    if (j < 0) { /* the whole warp: before window 0, a prefix of nothing */
-        if (lane == 0) {
-            scratch->inclusive[d] = true;
-            scratch->windows[d] = SCAN_IDENTITY;
-            scratch->prefixes[d] = chain_from(SCAN_IDENTITY);
-        }
-        return;
-    }
-    const ACC_T value = await_tile(board, (size_t)j * LOOKBACK_WINDOW + lane);
-    const ACC_T through = warp_scan(value, lane);
-    if (lane == LOOKBACK_WINDOW - 1) {
-        scratch->inclusive[d] = false;
-        scratch->windows[d] = through;
-    }
-}
-
-/*
- * Work-item 0: P_(w-1) from the nearest window with its inclusive prefix
- * out (lanes before it show their aggregates), or found = 0 if none is.
- */
-inline void fold_windows(__local lookback_scratch_t *scratch)
-{
-    uint m = 0;
-    while (m < LOOKBACK_WINDOW && !scratch->inclusive[m])
-        m++;
-    scratch->found = m < LOOKBACK_WINDOW;
-    if (scratch->found) {
-        chain_t prefix = scratch->prefixes[m];
-        while (m > 0)
-            prefix = chain_fold(prefix, scratch->windows[--m]);
-        scratch->window_prefix = prefix;
-    }
-}
-
-/*
- * The second warp (work-items LOOKBACK_WINDOW ..): S_k into scratch, and,
- * where tile k closes window w, R_w there and on the board. Lane i < k
- * waits for tile i's aggregate.
- */
-inline void scan_window(board_t board, __local lookback_scratch_t *scratch, uint lid, uint w,
-                        uint k, ACC_T total)
-{
-    const uint lane = lid - LOOKBACK_WINDOW;
-    ACC_T value = SCAN_IDENTITY;
-    if (lane < k)
-        value = await_tile(board, (size_t)w * LOOKBACK_WINDOW + lane);
-    else if (lane == k)
-        value = total;
-    const ACC_T through = warp_scan(value, lane);
-    const ACC_T before = shfl_idx(through, k == 0 ? 0 : k - 1);
-    if (lane == LOOKBACK_WINDOW - 1 && k == LOOKBACK_WINDOW - 1) {
-        publish(board.window_totals + (size_t)w * FLAG_WORDS, through);
-        scratch->window_total = through;
+    chain_t chain = chain_from(SCAN_IDENTITY);
+    if (t == 0) {
+        if (lane == 0)
+            publish_chain(PREFIX_OF(board, 0), chain_fold(chain, total));
+        return chain;
     }
     if (lane == 0)
-        scratch->tiles_before = k == 0 ? SCAN_IDENTITY : before;
-}
-
-/*
- * The fold of the tiles before tile t into scratch->tile_prefix, and the
- * window's publications where t closes it. The first warp looks at the
- * windows before while the second scans this one's tiles, and the others
- * fold the nearest windows from their tiles.
- */
-inline void tiles_before(board_t board, __local lookback_scratch_t *scratch, uint lid, uint t,
-                         uint tiles, ACC_T total)
-{
-    const uint w = t / LOOKBACK_WINDOW, k = t % LOOKBACK_WINDOW;
-    const bool closes = k == LOOKBACK_WINDOW - 1;
-    if (lid == 0 && t + 1 < tiles) /* a window's last tile too: fold_window_directly reads it */
-        publish(board.tiles + (size_t)t * FLAG_WORDS, total);
-    if (lid >= LOOKBACK_WINDOW && lid < 2 * LOOKBACK_WINDOW)
-        scan_window(board, scratch, lid, w, k, total);
-    else if (w > 0 && lid < LOOKBACK_WINDOW)
-        look_at_windows(board, scratch, lid, w);
-    else if (w > 0 && lid < LOOKBACK_WINDOW * (2 + DIRECT_WINDOWS))
-        fold_window_directly(board, scratch, lid, w);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (w > 0) {
-        for (;;) {
-            if (lid == 0)
-                fold_windows(scratch);
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (scratch->found)
-                break;
-            look_at_windows(board, scratch, lid, w); /* none of them out yet: again */
-            barrier(CLK_LOCAL_MEM_FENCE);
+        publish(AGGREGATE_OF(board, t), total);
+    long tile = (long)t - 1 - lane; /* this lane's tile; before tile 0, a prefix of nothing */
+    for (uint round = 0;;) {
+        chain_t prefix = chain;
+        ACC_T aggregate = SCAN_IDENTITY;
+        bool inclusive = tile < 0, shown = inclusive;
+        while (warp_ballot(!shown)) {
+            if (!shown) {
+                inclusive = look_chain(PREFIX_OF(board, tile), &prefix);
+                shown = look(AGGREGATE_OF(board, tile), &aggregate) || inclusive;
+                if (!shown)
+                    LOOKBACK_SLEEP();
+            }
+        }
+        const uint inclusive_lanes = warp_ballot(inclusive);
+        if (inclusive_lanes != 0) {
+            /* the nearest P, then the A's after it, this round's then the kept rounds' */
+            const uint nearest = 31 - clz(inclusive_lanes & (0u - inclusive_lanes));
+            chain = shfl_chain(prefix, nearest);
+#pragma unroll
+            for (int j = 31; j >= 0; j--) {
+                const ACC_T value = shfl_idx(aggregate, (uint)j);
+                if ((uint)j < nearest)
+                    chain = chain_fold(chain, value);
+            }
+            for (int r = (int)round - 1; r >= 0; r--)
+                for (int j = 31; j >= 0; j--)
+                    chain = chain_fold(chain, kept[r * 32 + j]);
+            break;
+        }
+        if (round + 1 < LOOKBACK_ROUNDS) { /* keep these, look at the 32 before */
+            kept[round * 32 + lane] = aggregate;
+            asm volatile("bar.warp.sync -1;" ::: "memory");
+            tile -= 32;
+            round++;
+        } else {
+            LOOKBACK_SLEEP(); /* the same 32 again, until one shows its P */
         }
     }
-    if (lid == 0) {
-        const chain_t window_prefix = w > 0 ? scratch->window_prefix : chain_from(SCAN_IDENTITY);
-        scratch->tile_prefix = chain_value(chain_fold(window_prefix, scratch->tiles_before));
-        if (closes)
-            publish_chain(board.window_prefixes + (size_t)w * CHAIN_WORDS,
-                          chain_fold(window_prefix, scratch->window_total));
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane == 0)
+        publish_chain(PREFIX_OF(board, t), chain_fold(chain, total));
+    return chain;
 }
 
 /*
- * The one-launch scan: common.cl's scan arguments, then the board
- * (board_of above; the host zeroes it).
+ * The one-launch scan: common.cl's scan arguments (buf: WARPS values),
+ * then the board (AGGREGATE_OF above; the host zeroes it).
  */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __global uchar *out,
@@ -639,22 +718,29 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
                          uint seeded, __global ACC_T *carry, ulong carry_at, uint keep_carry,
                          volatile __global ulong *board)
 {
-    __local lookback_scratch_t scratch;
+    __local uint ticket;
+    __local ACC_T tile_prefix;
+    __local ACC_T kept[LOOKBACK_ROUNDS * 32];
     (void)run;
-    const uint lid = get_local_id(0), tiles = get_num_groups(0);
+    const uint lid = get_local_id(0), lane = lid & 31, warp = lid / 32;
+    const uint tiles = get_num_groups(0);
     if (lid == 0)
-        scratch.ticket = atomic_inc((volatile __global uint *)board);
+        ticket = atomic_inc((volatile __global uint *)board);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint t = scratch.ticket;
+    const uint t = ticket;
     const ulong start = (ulong)t * TILE;
-    RUN_ELEMENT_T items[RUN_ITEMS];
-    const uint count = load_tile_run(in, offset, n, start, lid, buf, items);
-    ACC_T before;
-    const ACC_T total = scan_runs(buf, lid, fold_run(items, count), &before);
-    tiles_before(board_of(board, tiles), &scratch, lid, t, tiles, total);
-    const ACC_T seed = combine(tile_seed(seeds, seeds_at, seeded, 0), scratch.tile_prefix);
-    store_tile_run(out, out_at, n, start, lid, buf, items, count, combine(seed, before), finish,
-                   mode);
+    ACC_T items[RUN_ITEMS], lane_before[ROWS], warp_before;
+    load_rows(in, offset, n, start, warp, lane, items);
+    const ACC_T total = scan_rows(buf, warp, lane, items, lane_before, &warp_before);
+    if (warp == 0) {
+        const chain_t before = look_back(board, t, total, lane, kept);
+        if (lane == 0)
+            tile_prefix = chain_value(before);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ACC_T seed = combine(tile_seed(seeds, seeds_at, seeded, 0), tile_prefix);
+    store_rows(out, out_at, n, start, warp, lane, items, lane_before, combine(seed, warp_before),
+               finish, mode);
     if (keep_carry && lid == 0 && t == tiles - 1)
         carry[carry_at] = combine(seed, total);
 }

@@ -36,7 +36,7 @@ struct build_config {
     unsigned cols_per_item;
     unsigned col_vectors;    /* cpu.cl's COL_VECTORS (columns); 0 elsewhere */
     unsigned run_items;      /* cl/scan/tiles.cl's RUN_ITEMS; 0 elsewhere */
-    unsigned lookback_window; /* cl/scan/tiles.cl's LOOKBACK_WINDOW; 0 elsewhere */
+    unsigned lookback_rounds; /* cl/scan/tiles.cl's LOOKBACK_ROUNDS (the one-launch scan); 0 elsewhere */
     unsigned chunk_ways;     /* cl/scan/chunks.cl's CHUNK_WAYS; 0 elsewhere */
 };
 

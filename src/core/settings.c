@@ -157,6 +157,7 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     bool no_warp_shuffle = false;
     settings_release(settings);
     settings->gpu_one_launch = true;
+    settings->scan_lookback = true;
     CHECK(read_text(ctx, "CLFOLD_DEVICE", &settings->device));
     CHECK(read_text(ctx, "CLFOLD_KERNEL_DIR", &settings->kernel_dir));
     CHECK(read_bytes(ctx, "CLFOLD_MAX_CHUNK_BYTES", &settings->max_chunk_bytes));

@@ -47,8 +47,8 @@ struct settings {
     struct gpu_tuning gpu;     /* CLFOLD_GPU_SHAPE */
     bool gpu_one_launch;       /* CLFOLD_GPU_ONE_LAUNCH=0|1 (default 1; only NVIDIA can) */
     struct scan_tuning scan;   /* CLFOLD_SCAN_GPU */
-    bool scan_lookback;        /* CLFOLD_SCAN_LOOKBACK=0|1 (default 0; only NVIDIA can: the
-                                  one-launch scan, slower than three launches so far) */
+    bool scan_lookback;        /* CLFOLD_SCAN_LOOKBACK=0|1 (default 1; only NVIDIA can: the
+                                  one-launch scan; 0 takes three launches) */
     bool warp_shuffle;         /* CLFOLD_NO_WARP_SHUFFLE set: false (default true; only NVIDIA can) */
     enum host_result host_result; /* CLFOLD_HOST_RESULT=0|1: may the kernel write a blocking
                                      reduction's value into host memory (reduce/landing.c) */

@@ -174,13 +174,12 @@ cleanup:
 }
 
 /*
- * The one-launch scan of a level of several tiles: its board zeroed (the
- * scratch's second buffer), then the kernel, which takes the carry as the
- * level of one tile does. The board (cl/scan/tiles.cl's board_of) is the
- * tile counter's word, then a slot a tile and three a window of
- * LOOKBACK_WINDOW tiles (an aggregate, and an inclusive prefix of up to two
- * values), a slot being a 64-bit word for every 4 bytes of an accumulator
- * value.
+ * The one-launch scan: its board zeroed (the scratch's second buffer),
+ * then the kernel, which takes the carry as the level of one tile does.
+ * The board (cl/scan/tiles.cl's AGGREGATE_OF) is the tile counter's word,
+ * then three slots a tile (an aggregate, and an inclusive prefix of up to
+ * two values), a slot being a 64-bit word for every 4 bytes of an
+ * accumulator value.
  */
 static clfold_status run_lookback(clfold_context *ctx, const struct scan_job *job,
                                   const struct level *level, size_t tiles,
@@ -190,8 +189,7 @@ static clfold_status run_lookback(clfold_context *ctx, const struct scan_job *jo
     clfold_status status = CLFOLD_SUCCESS;
     const cl_ulong zero = 0;
     size_t slot_words = divide_up(accumulator_size(&level->config.acc), 4);
-    size_t board_bytes =
-        (1 + slot_words * (tiles + 3 * divide_up(tiles, LOOKBACK_WINDOW))) * sizeof zero;
+    size_t board_bytes = (1 + 3 * slot_words * tiles) * sizeof zero;
     bool keep = log->timed;
     const cl_event *wait_list;
     cl_uint waits;
@@ -212,7 +210,8 @@ cleanup:
  * One level and, where it has several tiles, the levels below it, whose
  * prefixes go to scratch values [at, at + tiles). Only the level of one
  * tile touches the carry: it starts from it and leaves the total there.
- * Where the path has a look-back, a level of several tiles is one launch.
+ * Where the job has a look-back, the caller's level is one launch, of one
+ * tile or many (its tiles are not the three launches' shape).
  */
 static clfold_status run_level(clfold_context *ctx, const struct scan_job *job,
                                const struct level *level, const struct scan_carry *carry,
@@ -225,10 +224,10 @@ static clfold_status run_level(clfold_context *ctx, const struct scan_job *job,
     bool has_carry = carry != NULL && carry->buffer != NULL;
     struct seeds from_carry = {has_carry ? carry->buffer : values, 0, has_carry && carry->seeded,
                                has_carry};
-    if (tiles == 1)
-        return enqueue_scan(ctx, job, level, 1, &from_carry, NULL, last, log);
     if (job->lookback)
         return run_lookback(ctx, job, level, tiles, &from_carry, scratch, last, log);
+    if (tiles == 1)
+        return enqueue_scan(ctx, job, level, 1, &from_carry, NULL, last, log);
     struct level below = {level->config, values, at, tiles, values, at, false, true, false};
     below.config.in_partials = true;
     struct seeds prefixes = {values, at, true, false};

@@ -48,6 +48,19 @@ static const struct scan_path CPU_CHUNKS = {"scan-cpu", CLFOLD_SCAN_AUTO, "scan/
  */
 #define GPU_SCALED_RUN_BYTES 32
 
+/*
+ * The one-launch scan's tiles (NVIDIA): groups of 512 holding 128 bytes of
+ * elements a work-item in registers, at most 32 elements. A tile waits on
+ * the tiles before it, and fewer, larger tiles wait less. On the H100,
+ * 2^28 float sums took 0.836 ms in tiles of 512 x 32, 0.858 in 1024 x 32,
+ * 0.898 in 256 x 32 and 1.077 in 512 x 16; int32 sums 1.292 and 1.295 ms
+ * in 512 x 32 and 256 x 32, int8 sums 1.108 and 1.093 (one run each,
+ * bench/results/scans-h100-lookback.txt).
+ */
+#define LOOKBACK_BLOCK 512
+#define LOOKBACK_RUN_BYTES 128
+#define LOOKBACK_MAX_RUN 32
+
 /* A CPU scan cuts a level into this many work-items a compute unit: some slack for uneven cores. */
 #define CPU_ITEMS_PER_UNIT 4
 
@@ -66,6 +79,8 @@ const struct scan_path *scan_path_choose(const clfold_context *ctx)
 size_t scan_local_values(const struct scan_job *job)
 {
     size_t values = 2 * job->block, tile = job->block * job->run_items;
+    if (job->lookback)
+        return job->block / 32; /* tiles.cl's scan_rows: the warps' totals */
     if (job->path == &GPU_TILES)
         return tile + tile / 32 + values; /* tiles.cl: its staging, then Kogge-Stone */
     return job->path->padded ? values + values / 32 : values;
@@ -92,6 +107,74 @@ cleanup:
     return status;
 }
 
+/*
+ * Whether the one-launch scan runs: NVIDIA (PTX's relaxed loads and stores
+ * at the GPU's scope, shfl.sync), unless CLFOLD_SCAN_LOOKBACK=0. A
+ * compensated pair's carry would add a rounding of its own a tile in the
+ * look-back's chain, which a long enough chain would take past the
+ * documented bound, and a float product's run folds factors, not
+ * accumulator values: those take three launches, as groups that are not
+ * whole warps do (tiles.cl's WARP_SCANS). So do scans whose results are
+ * more than 4 times as wide as their elements (8-bit sums and products
+ * into 64 bits): reading the elements twice costs three launches 10 bytes
+ * an element against 9, and on the H100 they took 1.017 ms for 2^28 int8
+ * sums, 1.13x faster than CUB's, where the one launch took 1.108 ms, 1.05x
+ * CUB's (two runs, each with CUB's; bench/results/scans-h100-warp.txt and
+ * scans-h100-lookback.txt). For int32 sums the one launch was 1.06x CUB's
+ * and three launches 0.94x.
+ */
+static bool lookback_can_run(const clfold_context *ctx, clfold_type type,
+                             const struct accumulator *acc)
+{
+    size_t block = ctx->settings.scan.block;
+    bool narrow = type_info(type)->size * 4 < type_info(acc->result)->size;
+    return ctx->caps.inline_ptx && ctx->caps.warp_shuffle && ctx->settings.scan_lookback &&
+           !acc->compensated && !acc->scaled && !narrow &&
+           (block == 0 || (block % 32 == 0 && block <= 1024));
+}
+
+/* The one-launch scan's tiles: LOOKBACK_BLOCK x 128 bytes of elements, or CLFOLD_SCAN_GPU's. */
+static void lookback_geometry(const clfold_context *ctx, clfold_type type, struct scan_job *job)
+{
+    size_t items = LOOKBACK_RUN_BYTES / type_info(type)->size;
+    job->block = ctx->caps.max_work_group_size < LOOKBACK_BLOCK ? ctx->caps.max_work_group_size
+                                                                 : LOOKBACK_BLOCK;
+    job->run_items = items > LOOKBACK_MAX_RUN ? LOOKBACK_MAX_RUN : items;
+    if (ctx->settings.scan.block != 0) {
+        job->block = ctx->settings.scan.block;
+        job->run_items = ctx->settings.scan.run_items;
+    }
+}
+
+/* Three launches' tiles, staged in local memory: halve the run, then the group, until one fits. */
+static clfold_status staged_geometry(clfold_context *ctx, const struct accumulator *acc,
+                                     struct scan_job *job)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    size_t run_bytes = acc->scaled ? GPU_SCALED_RUN_BYTES : GPU_RUN_BYTES;
+    size_t items = run_bytes / accumulator_size(acc), size = accumulator_size(acc);
+    job->block = ctx->caps.max_work_group_size < GPU_TILE_BLOCK ? ctx->caps.max_work_group_size
+                                                                : GPU_TILE_BLOCK;
+    job->run_items = items < 4 ? 4 : items > 16 ? 16 : items;
+    if (ctx->settings.scan.block != 0) {
+        job->block = ctx->settings.scan.block;
+        job->run_items = ctx->settings.scan.run_items;
+    }
+    while (ctx->settings.scan.block == 0 && job->run_items > 1 &&
+           scan_local_values(job) * size > ctx->caps.local_mem_size)
+        job->run_items /= 2;
+    while (ctx->settings.scan.block == 0 && job->block > 2 &&
+           scan_local_values(job) * size > ctx->caps.local_mem_size)
+        job->block /= 2;
+    if (scan_local_values(job) * size > ctx->caps.local_mem_size)
+        FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+             "scan tiles of %zu x %zu need %zu bytes of local memory; the device has %llu",
+             job->block, job->run_items, scan_local_values(job) * size,
+             (unsigned long long)ctx->caps.local_mem_size);
+cleanup:
+    return status;
+}
+
 clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
                             struct scan_job *job)
 {
@@ -110,41 +193,14 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
         job->chunks_per_level = (size_t)ctx->caps.compute_units * CPU_ITEMS_PER_UNIT * CPU_CHUNK_WAYS;
         job->config.block_size = 1;
     } else if (job->path == &GPU_TILES) {
-        size_t run_bytes = acc.scaled ? GPU_SCALED_RUN_BYTES : GPU_RUN_BYTES;
-        size_t items = run_bytes / accumulator_size(&acc);
-        job->block = ctx->caps.max_work_group_size < GPU_TILE_BLOCK ? ctx->caps.max_work_group_size
-                                                                    : GPU_TILE_BLOCK;
-        job->run_items = items < 4 ? 4 : items > 16 ? 16 : items;
-        if (ctx->settings.scan.block != 0) {
-            job->block = ctx->settings.scan.block;
-            job->run_items = ctx->settings.scan.run_items;
-        }
-        size_t acc = accumulator_size(&job->config.acc);
-        /* Halve the run, then the group, until a tile is staged in local memory. */
-        while (ctx->settings.scan.block == 0 && job->run_items > 1 &&
-               scan_local_values(job) * acc > ctx->caps.local_mem_size)
-            job->run_items /= 2;
-        while (ctx->settings.scan.block == 0 && job->block > 2 &&
-               scan_local_values(job) * acc > ctx->caps.local_mem_size)
-            job->block /= 2;
-        if (scan_local_values(job) * acc > ctx->caps.local_mem_size)
-            FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,
-                 "scan tiles of %zu x %zu need %zu bytes of local memory; the device has %llu",
-                 job->block, job->run_items, scan_local_values(job) * acc,
-                 (unsigned long long)ctx->caps.local_mem_size);
+        job->lookback = lookback_can_run(ctx, type, &acc);
+        if (job->lookback)
+            lookback_geometry(ctx, type, job);
+        else
+            CHECK(staged_geometry(ctx, &acc, job));
         job->config.block_size = job->block;
         job->config.run_items = (unsigned)job->run_items;
-        job->config.lookback_window = LOOKBACK_WINDOW;
-        /*
-         * A compensated pair's carry adds a rounding of its own a window in
-         * the look-back's chain, which a long enough chain would take past
-         * the documented bound: those take three launches, as groups of
-         * fewer than two warps and builds without warp scans do
-         * (tiles.cl's WARP_SCANS).
-         */
-        job->lookback = ctx->caps.inline_ptx && ctx->caps.warp_shuffle &&
-                        ctx->settings.scan_lookback && !job->config.acc.compensated &&
-                        job->block >= 2 * LOOKBACK_WINDOW;
+        job->config.lookback_rounds = job->lookback ? LOOKBACK_ROUNDS : 0;
     } else {
         CHECK(ladder_block(ctx, job));
     }

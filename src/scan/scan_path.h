@@ -41,10 +41,14 @@ struct scan_carry {
 };
 
 /*
- * The one-launch scan's windows of tiles: the host sizes the look-back's
- * board by it and builds cl/scan/tiles.cl with it (LOOKBACK_WINDOW).
+ * The one-launch scan's look-back keeps the aggregates of up to this many
+ * rounds of 32 tiles before it waits for an inclusive prefix among the
+ * last 32 (cl/scan/tiles.cl's LOOKBACK_ROUNDS). bench/scan_probe.c's
+ * look-back took 1.94 ms for 2^28 float sums in tiles of 128 x 32 on the
+ * H100 with 1 round, 1.18 with 4 and 1.06 with 8: where the look-back
+ * must wait, it waits on the oldest tiles.
  */
-#define LOOKBACK_WINDOW 32
+#define LOOKBACK_ROUNDS 8
 
 /* paths.c: the path that the context's scan kernel, and for auto its device, choose. */
 const struct scan_path *scan_path_choose(const clfold_context *ctx);
