@@ -327,12 +327,14 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * float sum, so that a chain of thousands of tiles adds 2u of the prefix,
  * not a rounding a tile; elsewhere the operator.
  */
+
 /*
  * A lane's run in a row: 16 bytes of whichever is wider, its elements or
  * its results (4 floats, 2 int32 elements into 2 int64 sums), so that its
  * stores are whole 16-byte vectors and its loads whole vectors of 2 to 16
- * bytes. An int8 sum's runs of 16 elements, with 128 bytes of results a
- * lane, took 2.31 ms for 2^28 elements on the H100, twice CUB's time.
+ * bytes. Runs of 16 int8 elements, 128 bytes of results a lane, took 2.31
+ * ms for 2^28 sums on the H100, twice CUB's time; runs of 2 took 1.108 ms
+ * (8-bit sums now take three launches there: src/scan/paths.c).
  */
 #if IN_SIZE > RESULT_SIZE
 #define LANE_BYTES IN_SIZE
