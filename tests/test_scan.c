@@ -1524,6 +1524,49 @@ static void check_chunked(clfold_context *chunked, size_t chunk_bytes, test_rng 
     free(got);
 }
 
+/*
+ * Chunks of many tiles, each ending in a short tile: 64 tiles and 1 element
+ * of int64 results, 128 tiles and 2 elements of floats, in NVIDIA's one
+ * launch (512 x 32). There the last tile of a chunk may finish first, and
+ * its total must not reach a tile that has still to read the chunk's seed.
+ */
+static void check_chunks_of_tiles(test_rng *rng)
+{
+    static const clfold_type types[] = {CLFOLD_INT32, CLFOLD_FLOAT};
+    const size_t chunk_bytes = 8 * (64 * 16384 + 1);
+    setenv("CLFOLD_MAX_CHUNK_BYTES", "8388616", 1);
+    clfold_context *chunked = test_context();
+    unsetenv("CLFOLD_MAX_CHUNK_BYTES");
+    EXPECT(chunked != NULL, "no context with chunks of 8388616 bytes");
+    size_t max_n = 3 * (chunk_bytes / 4) + 5;
+    unsigned char *data = malloc(max_n * 4), *got = malloc((max_n + TAIL) * 8);
+    unsigned char *whole = malloc((max_n + TAIL) * 8);
+    EXPECT(data != NULL && got != NULL && whole != NULL, "no memory");
+    for (size_t t = 0; t < 2 && chunked != NULL && data != NULL && got != NULL && whole != NULL;
+         t++) {
+        clfold_type result;
+        EXPECT_STATUS(ctx, clfold_result_type(types[t], CLFOLD_SUM, &result), CLFOLD_SUCCESS);
+        size_t per_chunk = chunk_bytes / clfold_type_size(result), n = 3 * per_chunk + 5;
+        fill(data, n, types[t], CLFOLD_SUM, DATA_RANDOM, rng);
+        for (int m = 0; m < 2; m++) {
+            struct scan s = {CLFOLD_SCAN_AUTO, 0, types[t], CLFOLD_SUM, MODES[m],
+                             CLFOLD_ACCURACY_DEFAULT, false, "host chunks of tiles", per_chunk};
+            check_scan(&s, chunked, scan_through_host(chunked, &s, data, n, got), data, n, got);
+            if (types[t] != CLFOLD_INT32)
+                continue;
+            s.how = "host, one chunk";
+            check_scan(&s, ctx, scan_through_host(ctx, &s, data, n, whole), data, n, whole);
+            EXPECT(memcmp(got, whole, n * clfold_type_size(result)) == 0,
+                   "chunks of many tiles: int32 sum %s n=%zu: not the bits of one chunk",
+                   mode_name(MODES[m]), n);
+        }
+    }
+    free(data);
+    free(got);
+    free(whole);
+    clfold_destroy(chunked);
+}
+
 static void run_chunks(void)
 {
     static const char *const sizes[] = {"4096", "1000"};
@@ -1538,6 +1581,7 @@ static void run_chunks(void)
         check_chunked(chunked, (size_t)atol(sizes[c]), &rng);
         clfold_destroy(chunked);
     }
+    check_chunks_of_tiles(&rng);
 }
 
 /* ---- --big ----------------------------------------------------------------------------- */

@@ -130,7 +130,8 @@ struct seeds {
     cl_mem buffer;
     size_t at;
     bool seeded;
-    bool keep;                     /* the last tile leaves the scan's total at buffer[at] */
+    bool keep;                     /* the last tile leaves the scan's total at buffer[keep_at] */
+    size_t keep_at;
 };
 
 /*
@@ -147,7 +148,7 @@ static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *jo
     cl_uint finish = level->finish, seeded = seeds->seeded, keep = seeds->keep;
     cl_uint mode = !level->exclusive ? SCAN_INCLUSIVE
                  : level->from_start ? SCAN_EXCLUSIVE_FROM_START : SCAN_EXCLUSIVE;
-    cl_ulong at = seeds->at;
+    cl_ulong at = seeds->at, keep_at = seeds->keep_at;
     const char *entry = board != NULL ? job->path->lookback_entry : job->path->scan_entry;
     CHECK(program_kernel(ctx, &level->config, entry, &kernel));
     if (board != NULL)
@@ -159,7 +160,7 @@ static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *jo
     CHECK_CL(clSetKernelArg(kernel, 10, sizeof at, &at), "clSetKernelArg(seeds_at)");
     CHECK_CL(clSetKernelArg(kernel, 11, sizeof seeded, &seeded), "clSetKernelArg(seeded)");
     CHECK_CL(clSetKernelArg(kernel, 12, sizeof seeds->buffer, &seeds->buffer), "clSetKernelArg(carry)");
-    CHECK_CL(clSetKernelArg(kernel, 13, sizeof at, &at), "clSetKernelArg(carry_at)");
+    CHECK_CL(clSetKernelArg(kernel, 13, sizeof keep_at, &keep_at), "clSetKernelArg(carry_at)");
     CHECK_CL(clSetKernelArg(kernel, 14, sizeof keep, &keep), "clSetKernelArg(keep_carry)");
     CHECK(enqueue(ctx, kernel, entry, divide_up(tiles, job->tiles_per_group), job->block, last,
                   log));
@@ -209,9 +210,10 @@ cleanup:
 /*
  * One level and, where it has several tiles, the levels below it, whose
  * prefixes go to scratch values [at, at + tiles). Only the level of one
- * tile touches the carry: it starts from it and leaves the total there.
- * Where the job has a look-back, the caller's level is one launch, of one
- * tile or many (its tiles are not the three launches' shape).
+ * tile touches the carry: it starts from one slot and leaves the total in
+ * the other. Where the job has a look-back, the caller's level is one
+ * launch, of one tile or many (its tiles are not the three launches'
+ * shape), and touches the carry so.
  */
 static clfold_status run_level(clfold_context *ctx, const struct scan_job *job,
                                const struct level *level, const struct scan_carry *carry,
@@ -222,15 +224,20 @@ static clfold_status run_level(clfold_context *ctx, const struct scan_job *job,
     cl_mem values = scratch->partials[0];
     size_t tiles = divide_up(level->count, scan_tile(ctx, job, level->count));
     bool has_carry = carry != NULL && carry->buffer != NULL;
-    struct seeds from_carry = {has_carry ? carry->buffer : values, 0, has_carry && carry->seeded,
-                               has_carry};
+    /*
+     * The total goes to the carry's other slot: in the one launch the last
+     * tile may finish while tiles before it have still to read the seed.
+     */
+    struct seeds from_carry = {has_carry ? carry->buffer : values, has_carry ? carry->from : 0,
+                               has_carry && carry->seeded, has_carry,
+                               has_carry ? 1 - carry->from : 0};
     if (job->lookback)
         return run_lookback(ctx, job, level, tiles, &from_carry, scratch, last, log);
     if (tiles == 1)
         return enqueue_scan(ctx, job, level, 1, &from_carry, NULL, last, log);
     struct level below = {level->config, values, at, tiles, values, at, false, true, false};
     below.config.in_partials = true;
-    struct seeds prefixes = {values, at, true, false};
+    struct seeds prefixes = {values, at, true, false, at};
     CHECK(enqueue_totals(ctx, job, level, tiles, values, at, log));
     CHECK(run_level(ctx, job, &below, carry, scratch, at + tiles, false, log));
     CHECK(enqueue_scan(ctx, job, level, tiles, &prefixes, NULL, last, log));

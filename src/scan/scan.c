@@ -248,7 +248,7 @@ clfold_status clfold_scan_host(clfold_context *ctx, const void *in, size_t count
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct scan_job job;
-    struct scan_carry carry = {NULL, false};
+    struct scan_carry carry = {NULL, false, 0};
     clfold_type result;
     clfold_run_info info;
     cl_int err;
@@ -275,12 +275,14 @@ clfold_status clfold_scan_host(clfold_context *ctx, const void *in, size_t count
     size_t chunk = host_chunk_elements(ctx, largest);
     if (count > chunk) {
         carry.buffer = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
-                                      accumulator_size(&job.config.acc), NULL, &err);
+                                      2 * accumulator_size(&job.config.acc), NULL, &err);
         CHECK_CL(err, "clCreateBuffer (carry)");
     }
-    for (size_t done = 0; done < count; done += chunk) {
+    /* Chunk k starts from slot k % 2 of the carry and leaves its total in the other. */
+    for (size_t done = 0, k = 0; done < count; done += chunk, k++) {
         size_t n = count - done < chunk ? count - done : chunk;
         carry.seeded = done != 0;
+        carry.from = k % 2;
         CHECK(scan_host_chunk(ctx, &job, (const char *)in + done * in_size, n,
                               mode == CLFOLD_EXCLUSIVE, (char *)out + done * out_size, &carry,
                               &info));

@@ -36,8 +36,9 @@ struct scan_job {
 
 /* Where a scan starts from and where its total goes: a host array's chunks pass it on. */
 struct scan_carry {
-    cl_mem buffer;                 /* one accumulator value; NULL: start from nothing, keep nothing */
-    bool seeded;                   /* the scan starts from the value there */
+    cl_mem buffer;                 /* two accumulator values; NULL: start from nothing, keep nothing */
+    bool seeded;                   /* the scan starts from the value at `from` */
+    size_t from;                   /* 0 or 1: the slot it starts from; its total goes to the other */
 };
 
 /*
