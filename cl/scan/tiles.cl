@@ -137,22 +137,34 @@ inline ACC_T warp_scan(ACC_T value, uint lane)
     return value;
 }
 
-inline ACC_T scan_runs(__local ACC_T *buf, uint lid, ACC_T value, ACC_T *before)
+/*
+ * The warps' totals, in every work-item: the lane where `holds` brings its
+ * warp's total, one barrier, then every warp scans them (lane w holding
+ * warp w's). *warp_before is the fold of the warps before its own (the
+ * identity for warp 0), and the group's total returns. warp_totals: WARPS
+ * values of local memory.
+ */
+inline ACC_T scan_warp_totals(__local ACC_T *warp_totals, uint warp, uint lane, bool holds,
+                              ACC_T warp_total, ACC_T *warp_before)
 {
-    __local ACC_T *warp_totals = buf + KS_AT;
-    const uint lane = lid & 31, warp = lid / 32;
-    const ACC_T through = warp_scan(value, lane);
-    ACC_T lower = shfl_up(through, 1);
-    if (lane == 31)
-        warp_totals[warp] = through;
+    if (holds)
+        warp_totals[warp] = warp_total;
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Every warp scans the warps' totals (lane w holds warp w's) and takes its own prefix. */
     ACC_T warps = SCAN_IDENTITY;
     if (lane < WARPS)
         warps = warp_totals[lane];
     warps = warp_scan(warps, lane);
-    const ACC_T warp_before = shfl_idx(warps, warp == 0 ? 0 : warp - 1);
-    const ACC_T total = shfl_idx(warps, WARPS - 1);
+    *warp_before = warp == 0 ? SCAN_IDENTITY : shfl_idx(warps, warp - 1);
+    return shfl_idx(warps, WARPS - 1);
+}
+
+inline ACC_T scan_runs(__local ACC_T *buf, uint lid, ACC_T value, ACC_T *before)
+{
+    const uint lane = lid & 31, warp = lid / 32;
+    const ACC_T through = warp_scan(value, lane);
+    ACC_T lower = shfl_up(through, 1), warp_before;
+    const ACC_T total =
+        scan_warp_totals(buf + KS_AT, warp, lane, lane == 31, through, &warp_before);
     if (lane == 0)
         lower = SCAN_IDENTITY;
     if (warp > 0)
@@ -518,15 +530,7 @@ inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const A
         lane_before[r] = combine(rows, lane_before[r]);
         rows = combine(rows, row_total[r]);
     }
-    if (lane == 0)
-        warp_totals[warp] = rows;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ACC_T warps = SCAN_IDENTITY;
-    if (lane < WARPS)
-        warps = warp_totals[lane];
-    warps = warp_scan(warps, lane);
-    *warp_before = warp == 0 ? SCAN_IDENTITY : shfl_idx(warps, warp - 1);
-    return shfl_idx(warps, WARPS - 1);
+    return scan_warp_totals(warp_totals, warp, lane, lane == 0, rows, warp_before);
 }
 
 #if RUN_CARRY

@@ -152,7 +152,7 @@ static clfold_status staged_geometry(clfold_context *ctx, const struct accumulat
 {
     clfold_status status = CLFOLD_SUCCESS;
     size_t run_bytes = acc->scaled ? GPU_SCALED_RUN_BYTES : GPU_RUN_BYTES;
-    size_t items = run_bytes / accumulator_size(acc), size = accumulator_size(acc);
+    size_t size = accumulator_size(acc), items = run_bytes / size;
     job->block = ctx->caps.max_work_group_size < GPU_TILE_BLOCK ? ctx->caps.max_work_group_size
                                                                 : GPU_TILE_BLOCK;
     job->run_items = items < 4 ? 4 : items > 16 ? 16 : items;
