@@ -11,6 +11,12 @@
  *
  *   gcc -O2 -o scan_probe bench/scan_probe.c -lOpenCL -lm
  *   . bench/nvidia-icd.sh; ./scan_probe 28 "-DBLOCK=256 -DITEMS=32" copybuf body lb_det
+ * With -DSPECULATE=1 (x_convoy, lb_early, lb_det) each group loads tile
+ * get_group_id(0) before its ticket arrives, and again where the ticket
+ * differs: the reloads of the last run are printed.
+ * With -DSTATS=1, lb_det counts its look-backs' rounds, how far back the
+ * nearest P was and how often the warp waited, and prints them a tile.
+ * SP_LOG=1 prints the build log (with -cl-nv-verbose, the registers).
  * lb_pipe runs SP_GROUPS groups (default 132 * 8). Run from the source tree
  * (SP_CL names another kernel file).
  */
@@ -93,6 +99,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "build %d:\n%s\n", err, log);
         return 1;
     }
+    if (getenv("SP_LOG")) { /* with -cl-nv-verbose in OPTIONS: each kernel's registers */
+        size_t len;
+        CK(clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len));
+        char *log = malloc(len + 1);
+        CK(clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL));
+        log[len] = 0;
+        printf("%s\n", log);
+        free(log);
+    }
     float *h = malloc(n * sizeof *h), *o = malloc(n * sizeof *o);
     srand(7);
     for (size_t i = 0; i < n; i++)
@@ -169,7 +184,19 @@ int main(int argc, char **argv)
                bad ? "WRONG" : "ok");
         if (bad)
             printf(" (%zu bad, first %zu: %g)", bad, first, (double)o[first]);
-        printf(" worst rel %.2g\n", worst);
+        printf(" worst rel %.2g", worst);
+        if (strstr(opts, "-DSPECULATE=1")) {
+            cl_uint words[2];
+            CK(clEnqueueReadBuffer(q, board, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL));
+            printf(" reloads %u of %zu tiles", words[1], tiles);
+        }
+        if (strstr(opts, "-DSTATS=1") && !strcmp(name, "lb_det")) {
+            cl_uint st[3];
+            CK(clEnqueueReadBuffer(q, board, CL_TRUE, tiles * 4 * 8, sizeof st, st, 0, NULL, NULL));
+            printf(" a tile: rounds past the first %.3f, nearest P %.2f tiles back, waits %.3f",
+                   (double)st[0] / tiles, 1.0 + (double)st[1] / tiles, (double)st[2] / tiles);
+        }
+        printf("\n");
         fflush(stdout);
         if (kern)
             clReleaseKernel(kern);

@@ -315,6 +315,36 @@ inline float look_back(volatile __global ulong *slots, uint t, float total, uint
         _Pragma("unroll") for (uint j = 0; j < V4; j++) v[j] = in[b_ + j * 32]; \
     } while (0)
 
+/*
+ * The tile number from the counter, and the tile's loads. With SPECULATE
+ * the loads of tile get_group_id(0) go out before the ticket is known, and
+ * are redone where the ticket differs (counted in the board's word 0's
+ * upper half).
+ */
+#ifndef SPECULATE
+#define SPECULATE 0
+#endif
+#if SPECULATE
+#define TICKET_LOAD(v, t)                                                       \
+    if (lid == 0)                                                               \
+        ticket = atomic_inc((volatile __global uint *)board);                   \
+    LOAD(v, get_group_id(0));                                                   \
+    barrier(CLK_LOCAL_MEM_FENCE);                                               \
+    const uint t = ticket;                                                      \
+    if (t != get_group_id(0)) {                                                 \
+        LOAD(v, t);                                                             \
+        if (lid == 0)                                                           \
+            atomic_inc((volatile __global uint *)board + 1);                    \
+    }
+#else
+#define TICKET_LOAD(v, t)                                                       \
+    if (lid == 0)                                                               \
+        ticket = atomic_inc((volatile __global uint *)board);                   \
+    barrier(CLK_LOCAL_MEM_FENCE);                                               \
+    const uint t = ticket;                                                      \
+    LOAD(v, t);
+#endif
+
 /* CUB's order: the tile's total first (AGG out before the slices' scans), look-back while warps scan. */
 __kernel __attribute__((reqd_work_group_size(BLOCK, 1, 1)))
 void lb_early(__global const float4 *in, __global float4 *out, volatile __global ulong *board)
@@ -323,13 +353,9 @@ void lb_early(__global const float4 *in, __global float4 *out, volatile __global
     __local uint ticket;
     __local float tile_prefix;
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
-    if (lid == 0)
-        ticket = atomic_inc((volatile __global uint *)board);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint t = ticket;
-    volatile __global ulong *slots = board + 1;
     float4 v[V4];
-    LOAD(v, t);
+    TICKET_LOAD(v, t);
+    volatile __global ulong *slots = board + 1;
     const float st = slice_total(v);
     if (lane == 0)
         wt[warp] = st;
@@ -443,13 +469,9 @@ void lb_det(__global const float4 *in, __global float4 *out, volatile __global u
     __local float tile_prefix;
     __local float aggs[ROUNDS][32];
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
-    if (lid == 0)
-        ticket = atomic_inc((volatile __global uint *)board);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint t = ticket;
-    volatile __global ulong *slots = board + 1;
     float4 v[V4];
-    LOAD(v, t);
+    TICKET_LOAD(v, t);
+    volatile __global ulong *slots = board + 1;
     const float st = slice_total(v);
     if (lane == 0)
         wt[warp] = st;
@@ -473,7 +495,7 @@ void lb_det(__global const float4 *in, __global float4 *out, volatile __global u
             if (lane == 0)
                 st_word(slots + 3 * (size_t)t, 1ul << 32 | as_uint(total));
             long pos = (long)t - 1 - lane;
-            uint r = 0;
+            uint r = 0, spins = 0, nearest = 0;
             for (;;) {
                 ulong a = 0, is = 1ul << 32, ic = 1ul << 32;
                 if (pos >= 0) {
@@ -482,6 +504,7 @@ void lb_det(__global const float4 *in, __global float4 *out, volatile __global u
                     ic = ld_word(slots + 3 * pos + 2);
                 }
                 while (ballot(!flag(a) && !(flag(is) && flag(ic)))) {
+                    spins++;
                     SLEEP();
                     if (!flag(a) && !(flag(is) && flag(ic))) {
                         a = ld_word(slots + 3 * pos);
@@ -493,6 +516,7 @@ void lb_det(__global const float4 *in, __global float4 *out, volatile __global u
                 const float av = as_float((uint)a), sv = as_float((uint)is), cv = as_float((uint)ic);
                 if (inc) {
                     const uint first = popcount((inc & (0u - inc)) - 1);
+                    nearest = first;
                     s = shidx(sv, first);
                     c = shidx(cv, first);
 #pragma unroll
@@ -522,6 +546,14 @@ void lb_det(__global const float4 *in, __global float4 *out, volatile __global u
                 st_word(slots + 3 * (size_t)t + 1, 1ul << 32 | as_uint(s2));
                 st_word(slots + 3 * (size_t)t + 2, 1ul << 32 | as_uint(c2));
             }
+#if STATS /* the look-backs' rounds past the first, P's distance, waits (after the board's slots) */
+            if (lane == 0) {
+                volatile __global uint *stats = (volatile __global uint *)(board + 4 * (size_t)TILES);
+                atomic_add(stats, r);
+                atomic_add(stats + 1, 32 * r + nearest);
+                atomic_add(stats + 2, spins);
+            }
+#endif
         }
         if (lane == 0)
             tile_prefix = s + c;
@@ -542,13 +574,9 @@ void x_convoy(__global const float4 *in, __global float4 *out, volatile __global
     __local float wt[WARPS];
     __local uint ticket;
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
-    if (lid == 0)
-        ticket = atomic_inc((volatile __global uint *)board);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint t = ticket;
-    volatile __global ulong *slots = board + 1;
     float4 v[V4];
-    LOAD(v, t);
+    TICKET_LOAD(v, t);
+    volatile __global ulong *slots = board + 1;
     const float st = slice_total(v);
     if (lane == 0)
         wt[warp] = st;
