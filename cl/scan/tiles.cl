@@ -347,6 +347,11 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * bytes. Runs of 16 int8 elements, 128 bytes of results a lane, took 2.31
  * ms for 2^28 sums on the H100, twice CUB's time; runs of 2 took 1.108 ms
  * (8-bit sums now take three launches there: src/scan/paths.c).
+ *
+ * A run is folded with plain additions, a float sum's too: its at most 4
+ * elements add 3 roundings, within docs/scans.md's bound, where a Neumaier
+ * carry (common.cl's scan runs) cost 1% of the time (H100, 2^28 floats:
+ * 0.834-0.835 ms against 0.823-0.826).
  */
 #if IN_SIZE > RESULT_SIZE
 #define LANE_BYTES IN_SIZE
@@ -466,13 +471,13 @@ inline void store_rows(__global uchar *out, ulong out_at, ulong n, ulong start, 
 #pragma unroll
     for (uint r = 0; r < ROWS; r++) {
         const ulong first = start + ROW_ELEMENT(warp, lane, r, 0);
-        run_t walk = scan_run_from(combine(from, lane_before[r]));
+        ACC_T walk = combine(from, lane_before[r]);
         ACC_T values[LANE_RUN];
 #pragma unroll
         for (uint k = 0; k < LANE_RUN; k++) {
-            const ACC_T before = scan_run_value(walk);
-            walk = run_fold(walk, items[r * LANE_RUN + k]);
-            values[k] = output_value(mode, first + k, before, scan_run_value(walk));
+            const ACC_T before = walk;
+            walk = combine(walk, items[r * LANE_RUN + k]);
+            values[k] = output_value(mode, first + k, before, walk);
         }
 #if VECTOR_STORES
         if (vectors) {
@@ -513,11 +518,11 @@ inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const A
     ACC_T row_total[ROWS];
 #pragma unroll
     for (uint r = 0; r < ROWS; r++) {
-        run_t run = scan_run_from(SCAN_IDENTITY);
+        ACC_T run = items[r * LANE_RUN];
 #pragma unroll
-        for (uint k = 0; k < LANE_RUN; k++)
-            run = run_fold(run, items[r * LANE_RUN + k]);
-        const ACC_T through = warp_scan(scan_run_value(run), lane);
+        for (uint k = 1; k < LANE_RUN; k++)
+            run = combine(run, items[r * LANE_RUN + k]);
+        const ACC_T through = warp_scan(run, lane);
         ACC_T lower = shfl_up(through, 1);
         if (lane == 0)
             lower = SCAN_IDENTITY;
@@ -656,8 +661,16 @@ inline uint warp_ballot(bool p)
 /*
  * The first warp, every lane: the fold of the tiles before tile t (the
  * board's P_(t-1), by the left fold above), having published tile t's
- * aggregate; tile t's own P goes out after it. `kept` holds the aggregates
- * of the rounds looked past, 32 a round.
+ * aggregate; tile t's own P goes out after it. `kept` holds the
+ * aggregates seen, by distance: kept[d] is tile t-1-d's, 32 a round.
+ *
+ * The fold runs from the nearest P's distance down, so that it costs what
+ * lies between: folding all 32 of a round under a lane mask, as shuffles,
+ * took 0.823 ms for 2^28 floats on the H100 against 0.800 (tiles of 512 x
+ * 32). The nearest P trails by about 48 tiles there (bench/scan_probe.c's
+ * lb_det with STATS), yet looking at 64 or 128 tiles a round, in two or
+ * four warps that met in a named barrier, was no faster than one warp's
+ * two rounds (0.804-0.807 and 0.800-0.801 ms against 0.799-0.800).
  */
 inline chain_t look_back(volatile __global ulong *board, uint t, ACC_T total, uint lane,
                          __local ACC_T *kept)
@@ -671,10 +684,12 @@ inline chain_t look_back(volatile __global ulong *board, uint t, ACC_T total, ui
     if (lane == 0)
         publish(AGGREGATE_OF(board, t), total);
     long tile = (long)t - 1 - lane; /* this lane's tile; before tile 0, a prefix of nothing */
-    for (uint round = 0;;) {
-        chain_t prefix = chain;
+    uint round = 0, prefix_lanes;
+    chain_t prefix;
+    for (;;) {
         ACC_T aggregate = SCAN_IDENTITY;
         bool inclusive = tile < 0, shown = inclusive;
+        prefix = chain;
         while (warp_ballot(!shown)) {
             if (!shown) {
                 inclusive = look_chain(PREFIX_OF(board, tile), &prefix);
@@ -683,31 +698,22 @@ inline chain_t look_back(volatile __global ulong *board, uint t, ACC_T total, ui
                     LOOKBACK_SLEEP();
             }
         }
-        const uint inclusive_lanes = warp_ballot(inclusive);
-        if (inclusive_lanes != 0) {
-            /* the nearest P, then the A's after it, this round's then the kept rounds' */
-            const uint nearest = 31 - clz(inclusive_lanes & (0u - inclusive_lanes));
-            chain = shfl_chain(prefix, nearest);
-#pragma unroll
-            for (int j = 31; j >= 0; j--) {
-                const ACC_T value = shfl_idx(aggregate, (uint)j);
-                if ((uint)j < nearest)
-                    chain = chain_fold(chain, value);
-            }
-            for (int r = (int)round - 1; r >= 0; r--)
-                for (int j = 31; j >= 0; j--)
-                    chain = chain_fold(chain, kept[r * 32 + j]);
+        kept[round * 32 + lane] = aggregate;
+        prefix_lanes = warp_ballot(inclusive);
+        if (prefix_lanes != 0)
             break;
-        }
-        if (round + 1 < LOOKBACK_ROUNDS) { /* keep these, look at the 32 before */
-            kept[round * 32 + lane] = aggregate;
-            asm volatile("bar.warp.sync -1;" ::: "memory");
+        if (round + 1 < LOOKBACK_ROUNDS) { /* look at the 32 before */
             tile -= 32;
             round++;
         } else {
             LOOKBACK_SLEEP(); /* the same 32 again, until one shows its P */
         }
     }
+    asm volatile("bar.warp.sync -1;" ::: "memory"); /* every lane's kept, seen by all */
+    const uint nearest = 31 - clz(prefix_lanes & (0u - prefix_lanes));
+    chain = shfl_chain(prefix, nearest);
+    for (uint distance = round * 32 + nearest; distance-- > 0;)
+        chain = chain_fold(chain, kept[distance]);
     if (lane == 0)
         publish_chain(PREFIX_OF(board, t), chain_fold(chain, total));
     return chain;

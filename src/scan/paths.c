@@ -115,19 +115,21 @@ cleanup:
  * documented bound, and a float product's run folds factors, not
  * accumulator values: those take three launches, as groups that are not
  * whole warps do (tiles.cl's WARP_SCANS). So do scans whose results are
- * more than 4 times as wide as their elements (8-bit sums and products
- * into 64 bits): reading the elements twice costs three launches 10 bytes
- * an element against 9, and on the H100 they took 1.017 ms for 2^28 int8
- * sums, 1.13x faster than CUB's, where the one launch took 1.108 ms, 1.05x
- * CUB's (two runs, each with CUB's; bench/results/scans-h100-warp.txt and
- * scans-h100-lookback.txt). For int32 sums the one launch was 1.06x CUB's
- * and three launches 0.94x.
+ * 4 or more times as wide as their elements (8- and 16-bit sums and
+ * products into 64 bits), where reading the elements twice costs little:
+ * 10 bytes an element against 9 for int8, 12 against 10 for int16. On the
+ * H100 three launches took 1.017 ms for 2^28 int8 sums, 1.13x faster than
+ * CUB's, where the one launch took 1.108 ms, 1.05x CUB's (two runs, each
+ * with CUB's; bench/results/scans-h100-warp.txt and scans-h100-lookback.txt);
+ * int16 sums took 1.130 and 1.129 ms in three launches, 1.156 and 1.157
+ * in one (two runs). For int32 sums the one launch was 1.06x CUB's and three
+ * launches 0.94x; half sums took 0.712 ms in one and 0.813 in three.
  */
 static bool lookback_can_run(const clfold_context *ctx, clfold_type type,
                              const struct accumulator *acc)
 {
     size_t block = ctx->settings.scan.block;
-    bool narrow = type_info(type)->size * 4 < type_info(acc->result)->size;
+    bool narrow = type_info(type)->size * 4 <= type_info(acc->result)->size;
     return ctx->caps.inline_ptx && ctx->caps.warp_shuffle && ctx->settings.scan_lookback &&
            !acc->compensated && !acc->scaled && !narrow &&
            (block == 0 || (block % 32 == 0 && block <= 1024));
