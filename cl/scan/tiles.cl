@@ -75,6 +75,19 @@
 #endif
 
 /*
+ * NVIDIA's one launch (below), where the host asks for it: its program
+ * holds only scan_tiles_lookback, since the staged kernels would be
+ * compiled and never run (H100, `clfold scan` of 1000 elements with
+ * NVIDIA's cache off: float 1.9-3.3 s against 2.7-3.8 with them, int32
+ * 2.2-2.7 s against 2.4-3.0; three runs each).
+ */
+#if INLINE_PTX && WARP_SCANS && defined(LOOKBACK_ROUNDS)
+#define ONE_LAUNCH 1
+#else
+#define ONE_LAUNCH 0
+#endif
+
+/*
  * Loads work-item lid's run of the tile at `start` (elements past n are
  * left out): read coalesced into local memory, then each work-item's
  * consecutive RUN_ITEMS. Returns how many of its run exist.
@@ -279,6 +292,7 @@ inline ACC_T tile_total(__global const IN_T *in, ulong offset, ulong n, ulong st
 }
 #endif
 
+#if !ONE_LAUNCH
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1)))
 void scan_tiles_totals(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *totals,
                        ulong totals_at, ulong run, __local ACC_T *buf)
@@ -309,8 +323,9 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
                    mode);
     keep_total(carry, carry_at, keep_carry, lid, seed, total);
 }
+#endif
 
-#if INLINE_PTX && WARP_SCANS && defined(LOOKBACK_ROUNDS)
+#if ONE_LAUNCH
 /*
  * The one-launch scan (NVIDIA): Merrill and Garland's decoupled look-back,
  * made deterministic, over tiles held in registers.
@@ -666,8 +681,11 @@ inline uint warp_ballot(bool p)
  *
  * The fold runs from the nearest P's distance down, so that it costs what
  * lies between: folding all 32 of a round under a lane mask, as shuffles,
- * took 0.823 ms for 2^28 floats on the H100 against 0.800 (tiles of 512 x
- * 32). The nearest P trails by about 48 tiles there (bench/scan_probe.c's
+ * made 2^28 float sums 1-3% slower on the H100. It loads four values at a
+ * time, then folds them: with a load a fold the chain waited on each, and
+ * tiles of 256 x 32, whose nearest P trails by about 104 tiles, took 1.209
+ * ms against 0.815 (512 x 32: 0.810-0.818 against 0.803-0.806). The
+ * nearest P trails by about 48 tiles in 512 x 32 (bench/scan_probe.c's
  * lb_det with STATS), yet looking at 64 or 128 tiles a round, in two or
  * four warps that met in a named barrier, was no faster than one warp's
  * two rounds (0.804-0.807 and 0.800-0.801 ms against 0.799-0.800).
@@ -712,7 +730,17 @@ inline chain_t look_back(volatile __global ulong *board, uint t, ACC_T total, ui
     asm volatile("bar.warp.sync -1;" ::: "memory"); /* every lane's kept, seen by all */
     const uint nearest = 31 - clz(prefix_lanes & (0u - prefix_lanes));
     chain = shfl_chain(prefix, nearest);
-    for (uint distance = round * 32 + nearest; distance-- > 0;)
+    uint distance = round * 32 + nearest;
+    for (; distance >= 4; distance -= 4) { /* four loads, then their folds */
+        ACC_T batch[4];
+#pragma unroll
+        for (uint k = 0; k < 4; k++)
+            batch[k] = kept[distance - 1 - k];
+#pragma unroll
+        for (uint k = 0; k < 4; k++)
+            chain = chain_fold(chain, batch[k]);
+    }
+    while (distance-- > 0)
         chain = chain_fold(chain, kept[distance]);
     if (lane == 0)
         publish_chain(PREFIX_OF(board, t), chain_fold(chain, total));
