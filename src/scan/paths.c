@@ -55,7 +55,9 @@ static const struct scan_path CPU_CHUNKS = {"scan-cpu", CLFOLD_SCAN_AUTO, "scan/
  * 2^28 float sums took 0.836 ms in tiles of 512 x 32, 0.858 in 1024 x 32,
  * 0.898 in 256 x 32 and 1.077 in 512 x 16; int32 sums 1.292 and 1.295 ms
  * in 512 x 32 and 256 x 32, int8 sums 1.108 and 1.093 (one run each,
- * bench/results/scans-h100-lookback.txt).
+ * bench/results/scans-h100-lookback.txt). With the look-back's later fold
+ * (tiles.cl) float sums took 0.803-0.806 ms in 512 x 32 and 0.815 in 256
+ * x 32; int32 sums 1.287-1.294 and 1.292-1.293 ms in 256 x 32 and 512 x 32.
  */
 #define LOOKBACK_BLOCK 512
 #define LOOKBACK_RUN_BYTES 128
@@ -125,27 +127,32 @@ cleanup:
  * in one (two runs). For int32 sums the one launch was 1.06x CUB's and three
  * launches 0.94x; half sums took 0.712 ms in one and 0.813 in three.
  */
+/* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or CLFOLD_SCAN_GPU's. */
+static size_t lookback_block(const clfold_context *ctx)
+{
+    if (ctx->settings.scan.block != 0)
+        return ctx->settings.scan.block;
+    return ctx->caps.max_work_group_size < LOOKBACK_BLOCK ? ctx->caps.max_work_group_size
+                                                          : LOOKBACK_BLOCK;
+}
+
 static bool lookback_can_run(const clfold_context *ctx, clfold_type type,
                              const struct accumulator *acc)
 {
-    size_t block = ctx->settings.scan.block;
+    size_t block = lookback_block(ctx);
     bool narrow = type_info(type)->size * 4 <= type_info(acc->result)->size;
     return ctx->caps.inline_ptx && ctx->caps.warp_shuffle && ctx->settings.scan_lookback &&
-           !acc->compensated && !acc->scaled && !narrow &&
-           (block == 0 || (block % 32 == 0 && block <= 1024));
+           !acc->compensated && !acc->scaled && !narrow && block % 32 == 0 && block <= 1024;
 }
 
-/* The one-launch scan's tiles: LOOKBACK_BLOCK x 128 bytes of elements, or CLFOLD_SCAN_GPU's. */
+/* The one-launch scan's tiles: lookback_block x 128 bytes of elements, or CLFOLD_SCAN_GPU's. */
 static void lookback_geometry(const clfold_context *ctx, clfold_type type, struct scan_job *job)
 {
     size_t items = LOOKBACK_RUN_BYTES / type_info(type)->size;
-    job->block = ctx->caps.max_work_group_size < LOOKBACK_BLOCK ? ctx->caps.max_work_group_size
-                                                                 : LOOKBACK_BLOCK;
+    job->block = lookback_block(ctx);
     job->run_items = items > LOOKBACK_MAX_RUN ? LOOKBACK_MAX_RUN : items;
-    if (ctx->settings.scan.block != 0) {
-        job->block = ctx->settings.scan.block;
+    if (ctx->settings.scan.block != 0)
         job->run_items = ctx->settings.scan.run_items;
-    }
 }
 
 /* Three launches' tiles, staged in local memory: halve the run, then the group, until one fits. */
