@@ -124,8 +124,10 @@ cleanup:
  * CUB's, where the one launch took 1.108 ms, 1.05x CUB's (two runs, each
  * with CUB's; bench/results/scans-h100-warp.txt and scans-h100-lookback.txt);
  * int16 sums took 1.130 and 1.129 ms in three launches, 1.156 and 1.157
- * in one (two runs). For int32 sums the one launch was 1.06x CUB's and three
- * launches 0.94x; half sums took 0.712 ms in one and 0.813 in three.
+ * in one (two runs); int16 products 1.163 and 1.167 against 1.300 and
+ * 1.315, int8 products 1.055 and 1.058 against 1.396 and 1.400. For int32
+ * sums the one launch was 1.06x CUB's and three launches 0.94x; half sums
+ * took 0.712 ms in one and 0.813 in three.
  */
 /* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or CLFOLD_SCAN_GPU's. */
 static size_t lookback_block(const clfold_context *ctx)
