@@ -1534,10 +1534,12 @@ static void check_chunks_of_tiles(test_rng *rng)
 {
     static const clfold_type types[] = {CLFOLD_INT32, CLFOLD_FLOAT};
     const size_t chunk_bytes = 8 * (64 * 16384 + 1);
-    setenv("CLFOLD_MAX_CHUNK_BYTES", "8388616", 1);
+    char chunk_text[32];
+    snprintf(chunk_text, sizeof chunk_text, "%zu", chunk_bytes);
+    setenv("CLFOLD_MAX_CHUNK_BYTES", chunk_text, 1);
     clfold_context *chunked = test_context();
     unsetenv("CLFOLD_MAX_CHUNK_BYTES");
-    EXPECT(chunked != NULL, "no context with chunks of 8388616 bytes");
+    EXPECT(chunked != NULL, "no context with chunks of %s bytes", chunk_text);
     size_t max_n = 3 * (chunk_bytes / 4) + 5;
     unsigned char *data = malloc(max_n * 4), *got = malloc((max_n + TAIL) * 8);
     unsigned char *whole = malloc((max_n + TAIL) * 8);
