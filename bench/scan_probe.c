@@ -50,6 +50,17 @@ static char *slurp(const char *p)
     return s;
 }
 
+/* The program's build log, NUL-terminated (malloc'd). */
+static char *build_log(cl_program prog, cl_device_id dev)
+{
+    size_t len;
+    CK(clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len));
+    char *log = malloc(len + 1);
+    CK(clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL));
+    log[len] = 0;
+    return log;
+}
+
 static int cmpd(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -92,19 +103,11 @@ int main(int argc, char **argv)
     snprintf(full, sizeof full, "%s -DTILES=%zuu", opts, tiles);
     err = clBuildProgram(prog, 1, &dev, full, NULL, NULL);
     if (err != CL_SUCCESS) {
-        size_t len;
-        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
-        char *log = malloc(len + 1);
-        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL);
-        fprintf(stderr, "build %d:\n%s\n", err, log);
+        fprintf(stderr, "build %d:\n%s\n", err, build_log(prog, dev));
         return 1;
     }
     if (getenv("SP_LOG")) { /* with -cl-nv-verbose in OPTIONS: each kernel's registers */
-        size_t len;
-        CK(clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len));
-        char *log = malloc(len + 1);
-        CK(clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL));
-        log[len] = 0;
+        char *log = build_log(prog, dev);
         printf("%s\n", log);
         free(log);
     }
