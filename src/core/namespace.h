@@ -101,6 +101,10 @@
 #define program_cache_release clfold_internal_program_cache_release
 #define program_kernel clfold_internal_program_kernel
 
+/* ptx.c */
+#define ptx_entries clfold_internal_ptx_entries
+#define ptx_with_directive clfold_internal_ptx_with_directive
+
 /* status.c */
 #define clear_error clfold_internal_clear_error
 #define keep_create_error clfold_internal_keep_create_error
