@@ -1,7 +1,9 @@
 /*
  * program.c: turns a build_config into -D flags, builds programs from the
  * sources embedded at build time (or, for kernel hacking, from the folder
- * that CLFOLD_KERNEL_DIR names), and caches programs and kernels per context.
+ * that CLFOLD_KERNEL_DIR names), on NVIDIA rebuilds those that ask for it
+ * from their PTX with a directive, and caches programs and kernels per
+ * context.
  */
 #include "program.h"
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ptx.h"
 
 /* Appends formatted text to buf; false once it no longer fits. */
 static bool append(char *buf, size_t cap, const char *format, ...)
@@ -278,8 +281,62 @@ static cl_uint preludes(const char *source, const char *names[3])
     return strncmp(source, "scan/", 5) == 0 ? 3 : 2;
 }
 
+/*
+ * NVIDIA: *program rebuilt from its own PTX (ptx.c says why) with
+ * .minnctapersm groups_per_unit, so that ptxas fits that many of its groups
+ * on a multiprocessor, spilling registers where it must. A program whose
+ * binary holds no PTX entry stays as built: the directive changes its
+ * speed, never its results.
+ */
+static clfold_status rebuild_from_ptx(struct clfold_context *ctx, const char *source,
+                                      unsigned groups_per_unit, cl_program *program)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    size_t size = 0, length = 0;
+    char *ptx = NULL, *edited = NULL, directive[32];
+    const unsigned char *binary = NULL;
+    cl_program rebuilt = NULL;
+    cl_int err, binary_status;
+
+    CHECK_CL(clGetProgramInfo(*program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL),
+             "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
+    ptx = malloc(size + 1);
+    if (ptx == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the PTX of %s", source);
+    CHECK_CL(clGetProgramInfo(*program, CL_PROGRAM_BINARIES, sizeof ptx, &ptx, NULL),
+             "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+    ptx[size] = '\0';
+    if (ptx_entries(ptx) == 0)
+        goto cleanup;
+    snprintf(directive, sizeof directive, ".minnctapersm %u", groups_per_unit);
+    edited = ptx_with_directive(ptx, directive, &length);
+    if (edited == NULL)
+        FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the PTX of %s", source);
+    length++; /* its NUL too */
+    binary = (const unsigned char *)edited;
+    rebuilt = clCreateProgramWithBinary(ctx->cl, 1, &ctx->device, &length, &binary, &binary_status,
+                                        &err);
+    CHECK_CL(err, "clCreateProgramWithBinary");
+    err = clBuildProgram(rebuilt, 1, &ctx->device, "", NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        status = build_failure(ctx, rebuilt, source, directive);
+        goto cleanup;
+    }
+    CHECK_CL(err, "clBuildProgram");
+    clReleaseProgram(*program);
+    *program = rebuilt;
+    rebuilt = NULL;
+cleanup:
+    if (rebuilt != NULL)
+        clReleaseProgram(rebuilt);
+    free(ptx);
+    free(edited);
+    return status;
+}
+
 static clfold_status build_program(struct clfold_context *ctx, const char *source,
-                                   const char *options, cl_program *program)
+                                   const char *options, unsigned groups_per_unit,
+                                   cl_program *program)
 {
     clfold_status status = CLFOLD_SUCCESS;
     char *owned[4] = {NULL, NULL, NULL, NULL};
@@ -299,6 +356,8 @@ static clfold_status build_program(struct clfold_context *ctx, const char *sourc
         goto cleanup;
     }
     CHECK_CL(err, "clBuildProgram");
+    if (groups_per_unit != 0)
+        CHECK(rebuild_from_ptx(ctx, source, groups_per_unit, program));
 cleanup:
     for (int i = 0; i < 4; i++)
         free(owned[i]);
@@ -311,7 +370,8 @@ cleanup:
 
 /* The cache entry for `key`, built and added if it is not there yet. */
 static clfold_status find_or_build(struct clfold_context *ctx, const char *source, const char *key,
-                                   const char *options, struct program_entry **entry)
+                                   const char *options, unsigned groups_per_unit,
+                                   struct program_entry **entry)
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct program_cache *cache = &ctx->programs;
@@ -336,7 +396,7 @@ static clfold_status find_or_build(struct clfold_context *ctx, const char *sourc
     if (key_copy == NULL)
         FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the program cache");
     strcpy(key_copy, key);
-    CHECK(build_program(ctx, source, options, &program));
+    CHECK(build_program(ctx, source, options, groups_per_unit, &program));
     *entry = &cache->entries[cache->count++];
     memset(*entry, 0, sizeof **entry);
     (*entry)->key = key_copy;
@@ -359,8 +419,9 @@ clfold_status program_kernel(struct clfold_context *ctx, const struct build_conf
 
     if (!build_options(ctx, config, options, sizeof options))
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "kernel build options too long");
-    snprintf(key, sizeof key, "%s %s", config->source, options);
-    CHECK(find_or_build(ctx, config->source, key, options, &entry));
+    snprintf(key, sizeof key, "%s %s .minnctapersm %u", config->source, options,
+             config->groups_per_unit);
+    CHECK(find_or_build(ctx, config->source, key, options, config->groups_per_unit, &entry));
     for (slot = 0; slot < PROGRAM_MAX_KERNELS && entry->kernel_names[slot] != NULL; slot++)
         if (strcmp(entry->kernel_names[slot], name) == 0)
             break;

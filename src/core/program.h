@@ -38,6 +38,7 @@ struct build_config {
     unsigned run_items;      /* cl/scan/tiles.cl's RUN_ITEMS; 0 elsewhere */
     unsigned lookback_rounds; /* cl/scan/tiles.cl's LOOKBACK_ROUNDS (the one-launch scan); 0 elsewhere */
     unsigned chunk_ways;     /* cl/scan/chunks.cl's CHUNK_WAYS; 0 elsewhere */
+    unsigned groups_per_unit; /* NVIDIA: PTX's .minnctapersm for the program (program.c); 0: none */
 };
 
 #define PROGRAM_MAX_KERNELS 8
