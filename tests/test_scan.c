@@ -37,7 +37,8 @@
  *               arrays against the reference; the exclusive scan's first
  *               output (the identity) of every type and operator written
  *               out by its bits; integer sums and products that wrap or
- *               widen.
+ *               widen; 8- and 16-bit sums of 70001 least or greatest
+ *               values.
  *   --misuse    every refusal with its status (argmin and argmax, exact
  *               float sums and products (the exact accuracy's other scans
  *               run), bad types, operators, modes, NULL buffers and
@@ -873,6 +874,46 @@ static void check_integer_extremes(clfold_scan_kernel kernel)
     }
 }
 
+/*
+ * 8- and 16-bit sums of 70001 copies of the type's least and of its
+ * greatest value, every output checked: on NVIDIA a one-launch tile adds
+ * its elements in ints (cl/scan/tiles.cl's SMALL_INT_SUM), which whole
+ * tiles of these come nearest to overflowing.
+ */
+static void check_small_sums_of_extremes(clfold_scan_kernel kernel, void *data, void *got)
+{
+    static const struct {
+        clfold_type type;
+        int64_t least, greatest;
+    } types[] = {{CLFOLD_INT8, INT8_MIN, INT8_MAX},
+                 {CLFOLD_UINT8, 0, UINT8_MAX},
+                 {CLFOLD_INT16, INT16_MIN, INT16_MAX},
+                 {CLFOLD_UINT16, 0, UINT16_MAX}};
+    const size_t n = 70001;
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+        for (int end = 0; end < 2; end++) {
+            int64_t value = end == 0 ? types[t].least : types[t].greatest;
+            for (size_t i = 0; i < n; i++)
+                store_element(data, i, types[t].type, value, 0.0);
+            for (size_t m = 0; m < sizeof MODES / sizeof *MODES; m++) {
+                struct scan s = {kernel, 0, types[t].type, CLFOLD_SUM, MODES[m],
+                                 CLFOLD_ACCURACY_DEFAULT, false, "buffer", 0};
+                clfold_status status = scan_through_buffers(&s, data, n, 0, 0, false, got);
+                size_t wrong = 0, first = 0;
+                for (size_t i = 0; i < n && status == CLFOLD_SUCCESS; i++) {
+                    int64_t want = (int64_t)(MODES[m] == CLFOLD_INCLUSIVE ? i + 1 : i) * value;
+                    if (output_at(got, i, 8).u64 != (uint64_t)want && wrong++ == 0)
+                        first = i;
+                }
+                EXPECT(status == CLFOLD_SUCCESS && wrong == 0,
+                       "kernel=%s %s sum of %zu x %lld: %s, %zu outputs wrong from %zu",
+                       clfold_scan_kernel_name(kernel), clfold_type_name(types[t].type), n,
+                       (long long)value, clfold_status_string(status), wrong, first);
+            }
+        }
+    }
+}
+
 static void run_special(void)
 {
     static const clfold_type types[] = {CLFOLD_HALF, CLFOLD_FLOAT, CLFOLD_DOUBLE};
@@ -899,6 +940,7 @@ static void run_special(void)
         set_accuracy(CLFOLD_ACCURACY_DEFAULT);
         check_identities(kernels[k], &rng);
         check_integer_extremes(kernels[k]);
+        check_small_sums_of_extremes(kernels[k], data, got);
     }
     free(data);
     free(got);

@@ -26,7 +26,9 @@
  *   WARP_SHUFFLE  1 only where lanes of 32 are guaranteed to run in step and
  *                 shfl.sync exists (NVIDIA)
  *   SMALL_INT_SUM 1 when the device shapes add 8- or 16-bit integers in
- *                 32-bit lanes before widening (cpu.cl, gpu.cl)
+ *                 32-bit lanes before widening (cpu.cl, gpu.cl), and where
+ *                 NVIDIA's one-launch scan adds its tiles of them in ints
+ *                 (scan/tiles.cl)
  *   RESULT_T      what the caller receives (clfold_result_type): ACC_T's
  *                 scalar, or float for an fp64 sum of floats
  *   RESULT_SIZE   sizeof(RESULT_T)

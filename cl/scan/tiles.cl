@@ -137,18 +137,20 @@ inline uint load_tile_run(__global const IN_T *in, ulong offset, ulong n, ulong 
  * 0..l. A run's fold reaches its outputs through at most five additions
  * here, log2(WARPS) in the warps' scan (the identity's are exact) and one
  * more for its warp's prefix: log2(BLOCK_SIZE) + 1, within the 2 log2 of
- * the tile that docs/scans.md's bound allows.
+ * the tile that docs/scans.md's bound allows. WARP_SCAN defines it for
+ * values of T, with T's shuffle and operator; warp_scan is ACC_T's.
  */
-inline ACC_T warp_scan(ACC_T value, uint lane)
-{
-#pragma unroll
-    for (uint d = 1; d < 32; d <<= 1) {
-        const ACC_T lower = shfl_up(value, d);
-        if (lane >= d)
-            value = combine(lower, value);
+#define WARP_SCAN(name, T, shfl_up_of, combine_of)            \
+    inline T name(T value, uint lane)                         \
+    {                                                         \
+        _Pragma("unroll") for (uint d = 1; d < 32; d <<= 1) { \
+            const T lower = shfl_up_of(value, d);             \
+            if (lane >= d)                                    \
+                value = combine_of(lower, value);             \
+        }                                                     \
+        return value;                                         \
     }
-    return value;
-}
+WARP_SCAN(warp_scan, ACC_T, shfl_up, combine)
 
 /*
  * The warps' totals, in every work-item: the lane where `holds` brings its
@@ -361,7 +363,7 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * stores are whole 16-byte vectors and its loads whole vectors of 2 to 16
  * bytes. Runs of 16 int8 elements, 128 bytes of results a lane, took 2.31
  * ms for 2^28 sums on the H100, twice CUB's time; runs of 2 took 1.108 ms
- * (8-bit sums now take three launches there: src/scan/paths.c). Runs of 4
+ * (elements held as int64; as ints, 1.006-1.017: src/scan/paths.c). Runs of 4
  * int32 elements, 32 bytes of int64 sums a lane in two stores, took 1.62
  * ms against 1.29-1.30 for runs of 2.
  *
@@ -417,6 +419,38 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
 #define VECTOR_STORES 1
 #endif
 
+/*
+ * What a tile holds its elements and its prefixes within it as, tile_t:
+ * for 8- and 16-bit sums into 64 bits (SMALL_INT_SUM, which the host sets
+ * only where no tile's sum leaves an int), ints, widened to ACC_T where
+ * they meet the tile's prefix, so that a work-item's 32 elements and 16
+ * rows' prefixes take 48 registers, not 96, and two groups of 512 fit a
+ * multiprocessor (src/scan/paths.c's tile_sums_fit_int has the times);
+ * else ACC_T. A tile's total and the warps' prefixes are ACC_T either way.
+ */
+#if SMALL_INT_SUM
+typedef int tile_t;
+#define TILE_IDENTITY 0
+#define TILE_OF(x) ((tile_t)(x))
+#define ACC_OF(x) ((ACC_T)(x))
+inline tile_t tile_combine(tile_t a, tile_t b) { return a + b; }
+inline tile_t tile_shfl_up(tile_t value, uint delta) { return (int)shfl_up_u32((uint)value, delta); }
+inline tile_t tile_shfl_idx(tile_t value, uint lane) { return (int)shfl_idx_u32((uint)value, lane); }
+WARP_SCAN(tile_warp_scan, tile_t, tile_shfl_up, tile_combine)
+#else
+typedef ACC_T tile_t;
+#define TILE_IDENTITY SCAN_IDENTITY
+#define TILE_OF(x) (x)
+#define ACC_OF(x) (x)
+#define tile_combine combine
+#define tile_shfl_up shfl_up
+#define tile_shfl_idx shfl_idx
+#define tile_warp_scan warp_scan
+#endif
+#if SMALL_INT_SUM && TILE > (IN_SIZE == 1 ? 8421504 : 32768)
+#error "SMALL_INT_SUM: a tile's sum could leave an int (src/scan/paths.c's tile_sums_fit_int)"
+#endif
+
 #if IN_HALF
 typedef ushort raw_element_t;
 #else
@@ -425,7 +459,7 @@ typedef IN_T raw_element_t;
 
 #if VECTOR_LOADS
 /* A run's LANE_RUN elements in one load: `at` is a multiple of LANE_RUN. */
-inline void load_vector(__global const IN_T *in, ulong at, ACC_T *items)
+inline void load_vector(__global const IN_T *in, ulong at, tile_t *items)
 {
     union {
         LOAD_RAW_T raw;
@@ -437,7 +471,7 @@ inline void load_vector(__global const IN_T *in, ulong at, ACC_T *items)
 #if IN_HALF
         items[k] = TO_ACC(vload_half(k, (__private const half *)bits.element));
 #else
-        items[k] = TO_ACC(bits.element[k]);
+        items[k] = TILE_OF(TO_ACC(bits.element[k]));
 #endif
 }
 #endif
@@ -448,7 +482,7 @@ inline void load_vector(__global const IN_T *in, ulong at, ACC_T *items)
  * by element, the identity past n.
  */
 inline void load_rows(__global const IN_T *in, ulong offset, ulong n, ulong start, uint warp,
-                      uint lane, ACC_T *items)
+                      uint lane, tile_t *items)
 {
     const bool whole = start + TILE <= n;
 #if VECTOR_LOADS
@@ -465,9 +499,9 @@ inline void load_rows(__global const IN_T *in, ulong offset, ulong n, ulong star
         for (uint k = 0; k < LANE_RUN; k++) {
             const ulong i = start + ROW_ELEMENT(warp, lane, r, k);
             if (whole)
-                items[r * LANE_RUN + k] = load_in(in, offset + i);
+                items[r * LANE_RUN + k] = TILE_OF(load_in(in, offset + i));
             else
-                items[r * LANE_RUN + k] = scan_load(in, offset, n, i);
+                items[r * LANE_RUN + k] = TILE_OF(scan_load(in, offset, n, i));
         }
     }
 }
@@ -478,7 +512,7 @@ inline void load_rows(__global const IN_T *in, ulong offset, ulong n, ulong star
  * one by one.
  */
 inline void store_rows(__global uchar *out, ulong out_at, ulong n, ulong start, uint warp,
-                       uint lane, const ACC_T *items, const ACC_T *lane_before, ACC_T from,
+                       uint lane, const tile_t *items, const tile_t *lane_before, ACC_T from,
                        uint finish, uint mode)
 {
     const bool whole = start + TILE <= n;
@@ -488,12 +522,12 @@ inline void store_rows(__global uchar *out, ulong out_at, ulong n, ulong start, 
 #pragma unroll
     for (uint r = 0; r < ROWS; r++) {
         const ulong first = start + ROW_ELEMENT(warp, lane, r, 0);
-        ACC_T walk = combine(from, lane_before[r]);
+        ACC_T walk = combine(from, ACC_OF(lane_before[r]));
         ACC_T values[LANE_RUN];
 #pragma unroll
         for (uint k = 0; k < LANE_RUN; k++) {
             const ACC_T before = walk;
-            walk = combine(walk, items[r * LANE_RUN + k]);
+            walk = combine(walk, ACC_OF(items[r * LANE_RUN + k]));
             values[k] = output_value(mode, first + k, before, walk);
         }
 #if VECTOR_STORES
@@ -529,30 +563,30 @@ inline void store_rows(__global uchar *out, ulong out_at, ulong n, ulong start, 
  * faster (2^28 elements: int32 1.405 ms against 1.292, int8 1.214 against
  * 1.108, float 0.834 against 0.836; one run each).
  */
-inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const ACC_T *items,
-                       ACC_T *lane_before, ACC_T *warp_before)
+inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const tile_t *items,
+                       tile_t *lane_before, ACC_T *warp_before)
 {
-    ACC_T row_total[ROWS];
+    tile_t row_total[ROWS];
 #pragma unroll
     for (uint r = 0; r < ROWS; r++) {
-        ACC_T run = items[r * LANE_RUN];
+        tile_t run = items[r * LANE_RUN];
 #pragma unroll
         for (uint k = 1; k < LANE_RUN; k++)
-            run = combine(run, items[r * LANE_RUN + k]);
-        const ACC_T through = warp_scan(run, lane);
-        ACC_T lower = shfl_up(through, 1);
+            run = tile_combine(run, items[r * LANE_RUN + k]);
+        const tile_t through = tile_warp_scan(run, lane);
+        tile_t lower = tile_shfl_up(through, 1);
         if (lane == 0)
-            lower = SCAN_IDENTITY;
+            lower = TILE_IDENTITY;
         lane_before[r] = lower;
-        row_total[r] = shfl_idx(through, 31);
+        row_total[r] = tile_shfl_idx(through, 31);
     }
-    ACC_T rows = SCAN_IDENTITY;
+    tile_t rows = TILE_IDENTITY;
 #pragma unroll
     for (uint r = 0; r < ROWS; r++) {
-        lane_before[r] = combine(rows, lane_before[r]);
-        rows = combine(rows, row_total[r]);
+        lane_before[r] = tile_combine(rows, lane_before[r]);
+        rows = tile_combine(rows, row_total[r]);
     }
-    return scan_warp_totals(warp_totals, warp, lane, lane == 0, rows, warp_before);
+    return scan_warp_totals(warp_totals, warp, lane, lane == 0, ACC_OF(rows), warp_before);
 }
 
 #if RUN_CARRY
@@ -774,7 +808,8 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint t = ticket;
     const ulong start = (ulong)t * TILE;
-    ACC_T items[RUN_ITEMS], lane_before[ROWS], warp_before;
+    tile_t items[RUN_ITEMS], lane_before[ROWS];
+    ACC_T warp_before;
     load_rows(in, offset, n, start, warp, lane, items);
     const ACC_T total = scan_rows(buf, warp, lane, items, lane_before, &warp_before);
     if (warp == 0) {

@@ -116,18 +116,15 @@ cleanup:
  * look-back's chain, which a long enough chain would take past the
  * documented bound, and a float product's run folds factors, not
  * accumulator values: those take three launches, as groups that are not
- * whole warps do (tiles.cl's WARP_SCANS). So do scans whose results are
- * 4 or more times as wide as their elements (8- and 16-bit sums and
- * products into 64 bits), where reading the elements twice costs little:
- * 10 bytes an element against 9 for int8, 12 against 10 for int16. On the
- * H100 three launches took 1.017 ms for 2^28 int8 sums, 1.13x faster than
- * CUB's, where the one launch took 1.108 ms, 1.05x CUB's (two runs, each
- * with CUB's; bench/results/scans-h100-warp.txt and scans-h100-lookback.txt);
- * int16 sums took 1.130 and 1.129 ms in three launches, 1.156 and 1.157
- * in one (two runs); int16 products 1.163 and 1.167 against 1.300 and
- * 1.315, int8 products 1.055 and 1.058 against 1.396 and 1.400. For int32
- * sums the one launch was 1.06x CUB's and three launches 0.94x; half sums
- * took 0.712 ms in one and 0.813 in three.
+ * whole warps do (tiles.cl's WARP_SCANS). So do 8- and 16-bit products
+ * into 64 bits, where reading the elements twice costs little (10 bytes an
+ * element against 9 for int8): on the H100 int16 products took 1.163 and
+ * 1.167 ms for 2^28 elements in three launches against 1.300 and 1.315 in
+ * one, int8 products 1.055 and 1.058 against 1.396 and 1.400. 8- and
+ * 16-bit sums take the one launch with their tiles added in ints and two
+ * groups a multiprocessor (tile_sums_fit_int, below). For int32 sums the
+ * one launch was 1.06x CUB's and three launches 0.94x; half sums took
+ * 0.712 ms in one and 0.813 in three (bench/results/scans-h100-lookback.txt).
  */
 /* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or CLFOLD_SCAN_GPU's. */
 static size_t lookback_block(const clfold_context *ctx)
@@ -138,13 +135,38 @@ static size_t lookback_block(const clfold_context *ctx)
                                                           : LOOKBACK_BLOCK;
 }
 
-static bool lookback_can_run(const clfold_context *ctx, clfold_type type,
-                             const struct accumulator *acc)
+static bool lookback_can_run(const clfold_context *ctx, const struct build_config *config)
 {
+    const struct accumulator *acc = &config->acc;
     size_t block = lookback_block(ctx);
-    bool narrow = type_info(type)->size * 4 <= type_info(acc->result)->size;
+    bool narrow = type_info(config->in)->size * 4 <= type_info(acc->result)->size;
     return ctx->caps.inline_ptx && ctx->caps.warp_shuffle && ctx->settings.scan_lookback &&
-           !acc->compensated && !acc->scaled && !narrow && block % 32 == 0 && block <= 1024;
+           !acc->compensated && !acc->scaled && (!narrow || sums_small_integers(config)) &&
+           block % 32 == 0 && block <= 1024;
+}
+
+/*
+ * Whether a one-launch tile of 8- or 16-bit sums adds in ints (tiles.cl's
+ * SMALL_INT_SUM): where no tile's sum can leave one, 255 or 65535 times
+ * the tile's elements below 2^31.
+ *
+ * Such tiles hold their elements and prefixes in 32-bit registers, yet
+ * NVIDIA's compiler still gave the kernel 93 registers for int8 and 88 for
+ * int16, one group of 512 a multiprocessor. Rebuilt from its PTX with
+ * .minnctapersm 2 (program.c), it takes 64 and spills 16 bytes, and two
+ * groups run. On the H100, 2^28 int16 sums took 1.070-1.075 ms so, against
+ * 1.149 with 88 registers and 1.128-1.130 in three launches; int8 sums
+ * 1.006-1.017 against 1.076 and 1.015-1.020 (two calls, alternating;
+ * bench/results/scans-h100-small.txt). Elements held as int64, as before,
+ * took 128 registers and 1.105 (int8) and 1.156 ms (int16). int32 sums
+ * hold int64 prefixes: held to 64 registers they spilled 488 bytes and took
+ * 2.34-2.35 ms against 1.28-1.30, so they keep the compiler's 128.
+ */
+static bool tile_sums_fit_int(const struct scan_job *job)
+{
+    size_t largest = type_info(job->config.in)->size == 1 ? 255 : 65535;
+    return sums_small_integers(&job->config) &&
+           job->block * job->run_items <= (((size_t)1 << 31) - 1) / largest;
 }
 
 /* The one-launch scan's tiles: lookback_block x 128 bytes of elements, or CLFOLD_SCAN_GPU's. */
@@ -204,10 +226,13 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
         job->chunks_per_level = (size_t)ctx->caps.compute_units * CPU_ITEMS_PER_UNIT * CPU_CHUNK_WAYS;
         job->config.block_size = 1;
     } else if (job->path == &GPU_TILES) {
-        job->lookback = lookback_can_run(ctx, type, &acc);
-        if (job->lookback)
+        job->lookback = lookback_can_run(ctx, &job->config);
+        if (job->lookback) {
             lookback_geometry(ctx, type, job);
-        else
+            job->config.small_int_sum = tile_sums_fit_int(job);
+            if (job->config.small_int_sum && job->block <= LOOKBACK_BLOCK)
+                job->config.groups_per_unit = 2;
+        } else
             CHECK(staged_geometry(ctx, &acc, job));
         job->config.block_size = job->block;
         job->config.run_items = (unsigned)job->run_items;
