@@ -20,21 +20,12 @@
  * lb_pipe runs SP_GROUPS groups (default 132 * 8). Run from the source tree
  * (SP_CL names another kernel file).
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(x)                                                                 \
-    do {                                                                      \
-        cl_int e_ = (x);                                                      \
-        if (e_ != CL_SUCCESS) {                                               \
-            fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, e_); \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
+#include "probe.h"
 
 static char *slurp(const char *p)
 {
@@ -80,16 +71,7 @@ int main(int argc, char **argv)
     size_t tile = (size_t)block * items, tiles = n / tile;
     const char *clfile = getenv("SP_CL") ? getenv("SP_CL") : "bench/scan_probe.cl";
 
-    cl_uint np;
-    cl_platform_id plats[8];
-    CK(clGetPlatformIDs(8, plats, &np));
-    cl_device_id dev = 0;
-    for (cl_uint i = 0; i < np && !dev; i++) {
-        char name[256];
-        clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
-        if (strstr(name, "NVIDIA"))
-            CK(clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL));
-    }
+    cl_device_id dev = probe_device("NVIDIA", CL_DEVICE_TYPE_GPU);
     if (!dev) { fprintf(stderr, "no NVIDIA\n"); return 1; }
     cl_int err;
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);

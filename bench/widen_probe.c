@@ -13,27 +13,17 @@
  *   tile    the same in the one-launch scan's tiles: groups of 512, each
  *           work-item loading its 16 rows of 2 elements, then storing them
  *           (the scan without its scans and its look-back);
- * outputs checked,
- * and prints widen's time over copy's: how close to the copy a widening
- * scan can come at all.
+ * with the outputs of both kernels checked, and prints each one's time
+ * over the copy's: how close to the copy a widening scan can come at all.
  *
  *   gcc -O2 -o widen_probe bench/widen_probe.c -lOpenCL
  *   . bench/nvidia-icd.sh; ./widen_probe 28 NVIDIA
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(x)                                                                 \
-    do {                                                                      \
-        cl_int e_ = (x);                                                      \
-        if (e_ != CL_SUCCESS) {                                               \
-            fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, e_); \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
+#include "probe.h"
 
 static const char *SOURCE =
     "__kernel void widen(__global const IN2 *in, __global long2 *out)\n"
@@ -100,16 +90,8 @@ int main(int argc, char **argv)
     int log2n = argc > 1 ? atoi(argv[1]) : 24; /* at least 14: a tile */
     const char *want = argc > 2 ? argv[2] : "";
     size_t n = (size_t)1 << log2n;
-    cl_platform_id platforms[8];
-    cl_uint count = 0;
-    cl_device_id device = NULL;
+    cl_device_id device = probe_device(want, CL_DEVICE_TYPE_ALL);
     char name[256];
-    CK(clGetPlatformIDs(8, platforms, &count));
-    for (cl_uint p = 0; p < count && device == NULL; p++) {
-        CK(clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name, name, NULL));
-        if (strstr(name, want) != NULL)
-            CK(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &device, NULL));
-    }
     if (device == NULL) {
         fprintf(stderr, "no platform named like \"%s\"\n", want);
         return 2;
