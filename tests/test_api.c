@@ -790,6 +790,8 @@ static void test_settings(void)
         {"CLFOLD_SCAN_GPU", "100:8"},        {"CLFOLD_SCAN_GPU", "256:0"},
         {"CLFOLD_SCAN_GPU", "256:65"},       {"CLFOLD_SCAN_GPU", "256:8:1"},
         {"CLFOLD_SCAN_LOOKBACK", "yes"},     {"CLFOLD_HOST_RESULT", "2"},
+        {"CLFOLD_SCAN_PREFETCH", "-1"},      {"CLFOLD_SCAN_PREFETCH", "1048577"},
+        {"CLFOLD_SCAN_PREFETCH", "64 "},     {"CLFOLD_SCAN_PREFETCH", "half"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_refused_setting(bad[i][0], bad[i][1]);

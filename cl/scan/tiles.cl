@@ -786,6 +786,25 @@ inline chain_t look_back(volatile __global ulong *board, uint t, ACC_T total, ui
     return chain;
 }
 
+#ifndef PREFETCH_TILES
+#define PREFETCH_TILES 0
+#endif
+
+/*
+ * Asks L2 for the elements of the tile at `start`, a 128-byte line a
+ * work-item, if that tile is whole: a tile PREFETCH_TILES ahead, which a
+ * group that has yet to start will load (src/scan/paths.c's
+ * lookback_prefetch says why and how far). A prefetch is a hint: it
+ * changes no value, and a whole tile's lines lie within the input.
+ */
+inline void prefetch_tile(__global const IN_T *in, ulong offset, ulong n, ulong start, uint lid)
+{
+    if (start + TILE > n || (ulong)lid * 128 >= (ulong)TILE * IN_SIZE)
+        return;
+    __global const uchar *line = (__global const uchar *)(in + offset + start) + (ulong)lid * 128;
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
+}
+
 /*
  * The one-launch scan: common.cl's scan arguments (buf: WARPS values),
  * then the board (AGGREGATE_OF above; the host zeroes it).
@@ -811,6 +830,8 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     tile_t items[RUN_ITEMS], lane_before[ROWS];
     ACC_T warp_before;
     load_rows(in, offset, n, start, warp, lane, items);
+    if (PREFETCH_TILES != 0)
+        prefetch_tile(in, offset, n, start + (ulong)PREFETCH_TILES * TILE, lid);
     const ACC_T total = scan_rows(buf, warp, lane, items, lane_before, &warp_before);
     if (warp == 0) {
         const chain_t before = look_back(board, t, total, lane, kept);

@@ -169,14 +169,62 @@ static bool tile_sums_fit_int(const struct scan_job *job)
            job->block * job->run_items <= (((size_t)1 << 31) - 1) / largest;
 }
 
-/* The one-launch scan's tiles: lookback_block x 128 bytes of elements, or CLFOLD_SCAN_GPU's. */
+/*
+ * The one-launch scan's tiles: lookback_block x 128 bytes of elements, or
+ * CLFOLD_SCAN_GPU's. A work-item that holds more than 128 bytes of
+ * accumulator values (int32 sums: 32 int64 prefixes, which NVIDIA's
+ * compiler gives 128 registers) takes groups of WIDE_TILE_BLOCK, so that
+ * two groups still fit a multiprocessor. With the prefetch (below), 2^28
+ * int32 sums took 1.176-1.190 ms in tiles of 256 x 32 against
+ * 1.193-1.200 in 512 x 32 (H100, three pairs in two calls,
+ * bench/results/scans-h100-prefetch.txt); without it the two had tied.
+ * 8- and 16-bit sums add their tiles in ints (tile_sums_fit_int).
+ */
+#define WIDE_TILE_BLOCK 256
+
 static void lookback_geometry(const clfold_context *ctx, clfold_type type, struct scan_job *job)
 {
     size_t items = LOOKBACK_RUN_BYTES / type_info(type)->size;
     job->block = lookback_block(ctx);
     job->run_items = items > LOOKBACK_MAX_RUN ? LOOKBACK_MAX_RUN : items;
-    if (ctx->settings.scan.block != 0)
+    if (ctx->settings.scan.block != 0) {
         job->run_items = ctx->settings.scan.run_items;
+        return;
+    }
+    bool wide = job->run_items * accumulator_size(&job->config.acc) > LOOKBACK_RUN_BYTES &&
+                !sums_small_integers(&job->config);
+    if (wide && job->block > WIDE_TILE_BLOCK)
+        job->block = WIDE_TILE_BLOCK;
+}
+
+/*
+ * How many tiles ahead a one-launch tile asks L2 for elements (tiles.cl's
+ * PREFETCH_TILES), or CLFOLD_SCAN_PREFETCH's: 256 work-items' worth of
+ * tiles a multiprocessor, half a tile each in groups of 512, a tile in
+ * groups of 256.
+ *
+ * A tile waits on the tiles before it, and while a multiprocessor's groups
+ * wait, nothing of it reads. A tile that asks for tile t + D's elements as
+ * it loads its own keeps DRAM reading through those waits, and the group
+ * that draws ticket t + D finds them in L2. D must be long enough for DRAM
+ * to answer before that group starts, and short enough that L2 still holds
+ * the lines when it does: a whole round of groups ahead was slower than
+ * none. On the H100 (132 multiprocessors, 2^28 inclusive sums, best of 30;
+ * bench/results/scans-h100-prefetch.txt), float sums took 0.783, 0.752-0.759
+ * and 0.764 ms at D = 33, 66 and 132 against 0.804-0.805 with none; int32
+ * sums (groups of 256) 1.195, 1.176-1.190, 1.211 and 1.279 at D = 66, 132,
+ * 198 and 264 against 1.298-1.303 with none (groups of 512); int8 0.964,
+ * 0.949-0.950, 0.950 and 0.959 at 33, 66, 99 and 132 against 1.018; int16
+ * 1.046, 1.016 and 1.035 at 33, 66 and 132 against 1.082. An H200 agreed
+ * (bench/results/scans-h200-prefetch.txt): float sums 0.585-0.593 ms at
+ * D = 64 to 132, 0.690 at 264 and 0.761 at 528, against 0.621-0.632.
+ */
+static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_job *job)
+{
+    if (ctx->settings.scan_prefetch >= 0)
+        return (unsigned)ctx->settings.scan_prefetch;
+    size_t tiles = (size_t)ctx->caps.compute_units * 256 / job->block;
+    return tiles > 0 ? (unsigned)tiles : 1;
 }
 
 /* Three launches' tiles, staged in local memory: halve the run, then the group, until one fits. */
@@ -229,6 +277,7 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
         job->lookback = lookback_can_run(ctx, &job->config);
         if (job->lookback) {
             lookback_geometry(ctx, type, job);
+            job->config.prefetch_tiles = lookback_prefetch(ctx, job);
             job->config.small_int_sum = tile_sums_fit_int(job);
             if (job->config.small_int_sum && job->block <= LOOKBACK_BLOCK)
                 job->config.groups_per_unit = 2;
