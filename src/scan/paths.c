@@ -176,7 +176,7 @@ static bool tile_sums_fit_int(const struct scan_job *job)
  * compiler gives 128 registers) takes groups of WIDE_TILE_BLOCK, so that
  * two groups still fit a multiprocessor. With the prefetch (below), 2^28
  * int32 sums took 1.176-1.190 ms in tiles of 256 x 32 against
- * 1.193-1.200 in 512 x 32 (H100, three pairs in two calls,
+ * 1.191-1.207 in 512 x 32 (H100, four calls,
  * bench/results/scans-h100-prefetch.txt); without it the two had tied.
  * 8- and 16-bit sums add their tiles in ints (tile_sums_fit_int).
  */
@@ -204,26 +204,29 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
  * groups of 256.
  *
  * A tile waits on the tiles before it, and while a multiprocessor's groups
- * wait, nothing of it reads. A tile that asks for tile t + D's elements as
- * it loads its own keeps DRAM reading through those waits, and the group
- * that draws ticket t + D finds them in L2. D must be long enough for DRAM
- * to answer before that group starts, and short enough that L2 still holds
- * the lines when it does: a whole round of groups ahead was slower than
- * none. On the H100 (132 multiprocessors, 2^28 inclusive sums, best of 30;
- * bench/results/scans-h100-prefetch.txt), float sums took 0.783, 0.752-0.759
- * and 0.764 ms at D = 33, 66 and 132 against 0.804-0.805 with none; int32
- * sums (groups of 256) 1.195, 1.176-1.190, 1.211 and 1.279 at D = 66, 132,
- * 198 and 264 against 1.298-1.303 with none (groups of 512); int8 0.964,
- * 0.949-0.950, 0.950 and 0.959 at 33, 66, 99 and 132 against 1.018; int16
- * 1.046, 1.016 and 1.035 at 33, 66 and 132 against 1.082. An H200 agreed
- * (bench/results/scans-h200-prefetch.txt): float sums 0.585-0.593 ms at
- * D = 64 to 132, 0.690 at 264 and 0.761 at 528, against 0.621-0.632.
+ * wait, nothing of it reads. A tile that asks for tile t + D's elements as it
+ * loads its own keeps DRAM reading through those waits, and the group that
+ * draws ticket t + D finds them in L2. D must be long enough for DRAM to answer
+ * before that group starts, and short enough that L2 still holds the lines when
+ * it does: float sums a whole round of groups ahead were slower than with none
+ * on an H200. On the H100 (132 multiprocessors, 2^28 inclusive sums, best of
+ * 30, four calls; bench/results/scans-h100-prefetch.txt), float sums took
+ * 0.783, 0.750-0.759 and 0.764 ms at D = 33, 66 and 132, against 0.804-0.807
+ * with none; int32 sums in groups of 256 1.195, 1.176-1.190, 1.211 and 1.279 at
+ * D = 66, 132, 198 and 264, against 1.296-1.305 with none in groups of 512;
+ * int8 sums 0.964, 0.948-0.957, 0.950 and 0.959 at D = 33, 66, 99 and 132,
+ * against 1.010-1.018; int16 sums 1.046, 1.015-1.023 and 1.035 at 33, 66 and
+ * 132, against 1.082. An H200 agreed (bench/results/scans-h200-prefetch.txt):
+ * float sums took 0.585-0.593 ms at D = 64 to 132, 0.690 at 264 and 0.761 at
+ * 528, against 0.621-0.632.
  */
+#define PREFETCH_ITEMS_PER_UNIT 256
+
 static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_job *job)
 {
     if (ctx->settings.scan_prefetch >= 0)
         return (unsigned)ctx->settings.scan_prefetch;
-    size_t tiles = (size_t)ctx->caps.compute_units * 256 / job->block;
+    size_t tiles = (size_t)ctx->caps.compute_units * PREFETCH_ITEMS_PER_UNIT / job->block;
     return tiles > 0 ? (unsigned)tiles : 1;
 }
 
