@@ -774,6 +774,21 @@ static void expect_auto_run(clfold_context *ctx, const char *path, size_t block,
            info.path, info.block_size, path, block);
 }
 
+/* A 10-value int32 running sum on the auto path gives 1, 3, 6, ..., 55. */
+static void expect_scan_runs(clfold_context *ctx, const char *why)
+{
+    const int32_t data[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    int64_t sums[10] = {0};
+    if (ctx == NULL)
+        return;
+    EXPECT_STATUS(ctx,
+                  clfold_scan_host(ctx, data, 10, CLFOLD_INT32, CLFOLD_SUM, CLFOLD_INCLUSIVE, sums),
+                  CLFOLD_SUCCESS);
+    for (int i = 0; i < 10; i++)
+        EXPECT(sums[i] == (int64_t)(i + 1) * (i + 2) / 2,
+               "CLFOLD_SCAN_PREFETCH=%s: sum %d is %lld", why, i, (long long)sums[i]);
+}
+
 static void test_settings(void)
 {
     const char *const bad[][2] = {
@@ -811,6 +826,13 @@ static void test_settings(void)
     /* An empty value is no value. */
     clfold_context *plain = create_with("CLFOLD_AUTO_SHAPE", "");
     clfold_destroy(plain);
+    /* The prefetch's bounds are values (a scan on POCL takes no prefetch, and still scans). */
+    const char *const prefetch[] = {"0", "1048576"};
+    for (size_t i = 0; i < 2; i++) {
+        clfold_context *far = create_with("CLFOLD_SCAN_PREFETCH", prefetch[i]);
+        expect_scan_runs(far, prefetch[i]);
+        clfold_destroy(far);
+    }
 }
 
 int main(void)

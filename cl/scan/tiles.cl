@@ -790,12 +790,16 @@ inline chain_t look_back(volatile __global ulong *board, uint t, ACC_T total, ui
 #define PREFETCH_TILES 0
 #endif
 
+#if PREFETCH_TILES
 /*
  * Asks L2 for the elements of the tile at `start`, a 128-byte line a
  * work-item, if that tile is whole: a tile PREFETCH_TILES ahead, which a
  * group that has yet to start will load (src/scan/paths.c's
- * lookback_prefetch says why and how far). A prefetch is a hint: it
- * changes no value, and a whole tile's lines lie within the input.
+ * lookback_prefetch says why and how far). That covers the tile where a
+ * work-item holds at most 128 bytes of its elements, as every default
+ * does; a larger CLFOLD_SCAN_GPU tile gets its first BLOCK_SIZE lines. A
+ * prefetch is a hint: it changes no value, and a whole tile's lines lie
+ * within the input.
  */
 inline void prefetch_tile(__global const IN_T *in, ulong offset, ulong n, ulong start, uint lid)
 {
@@ -804,6 +808,7 @@ inline void prefetch_tile(__global const IN_T *in, ulong offset, ulong n, ulong 
     __global const uchar *line = (__global const uchar *)(in + offset + start) + (ulong)lid * 128;
     asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
 }
+#endif
 
 /*
  * The one-launch scan: common.cl's scan arguments (buf: WARPS values),
@@ -830,8 +835,9 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     tile_t items[RUN_ITEMS], lane_before[ROWS];
     ACC_T warp_before;
     load_rows(in, offset, n, start, warp, lane, items);
-    if (PREFETCH_TILES != 0)
-        prefetch_tile(in, offset, n, start + (ulong)PREFETCH_TILES * TILE, lid);
+#if PREFETCH_TILES
+    prefetch_tile(in, offset, n, start + (ulong)PREFETCH_TILES * TILE, lid);
+#endif
     const ACC_T total = scan_rows(buf, warp, lane, items, lane_before, &warp_before);
     if (warp == 0) {
         const chain_t before = look_back(board, t, total, lane, kept);

@@ -128,18 +128,20 @@ static clfold_status read_scan_tuning(clfold_context *ctx, struct scan_tuning *s
     return CLFOLD_SUCCESS;
 }
 
-/* TILES, 0 to 2^20: how far ahead the one-launch scan prefetches; -1 when unset or empty. */
-static clfold_status read_scan_prefetch(clfold_context *ctx, long *tiles)
+/* TILES, 0 to 2^20: how far ahead the one-launch scan prefetches; *set: false if unset or empty. */
+static clfold_status read_scan_prefetch(clfold_context *ctx, bool *set, unsigned *tiles)
 {
     const char *text = getenv("CLFOLD_SCAN_PREFETCH");
     unsigned long long value = 0;
-    *tiles = -1;
+    *set = false;
+    *tiles = 0;
     if (text == NULL || text[0] == '\0')
         return CLFOLD_SUCCESS;
     if (!parse_number(text, 1u << 20, &value))
         return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
                     "CLFOLD_SCAN_PREFETCH=\"%s\" is not a number of tiles from 0 to 1048576", text);
-    *tiles = (long)value;
+    *set = true;
+    *tiles = (unsigned)value;
     return CLFOLD_SUCCESS;
 }
 
@@ -182,7 +184,7 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     CHECK(read_switch(ctx, "CLFOLD_GPU_ONE_LAUNCH", &settings->gpu_one_launch));
     CHECK(read_scan_tuning(ctx, &settings->scan));
     CHECK(read_switch(ctx, "CLFOLD_SCAN_LOOKBACK", &settings->scan_lookback));
-    CHECK(read_scan_prefetch(ctx, &settings->scan_prefetch));
+    CHECK(read_scan_prefetch(ctx, &settings->scan_prefetch_set, &settings->scan_prefetch));
     CHECK(read_switch(ctx, "CLFOLD_NO_WARP_SHUFFLE", &no_warp_shuffle));
     CHECK(read_switch(ctx, "CLFOLD_DENORMS_ARE_ZERO", &settings->denorms_are_zero));
     CHECK(read_host_result(ctx, &settings->host_result));

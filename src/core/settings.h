@@ -49,8 +49,9 @@ struct settings {
     struct scan_tuning scan;   /* CLFOLD_SCAN_GPU */
     bool scan_lookback;        /* CLFOLD_SCAN_LOOKBACK=0|1 (default 1; only NVIDIA can: the
                                   one-launch scan; 0 takes three launches) */
-    long scan_prefetch;        /* CLFOLD_SCAN_PREFETCH=TILES: how far ahead the one-launch scan
-                                  asks L2 for tiles (src/scan/paths.c); -1: its own */
+    bool scan_prefetch_set;    /* CLFOLD_SCAN_PREFETCH is set: `scan_prefetch` replaces the
+                                  one-launch scan's own distance (src/scan/paths.c) */
+    unsigned scan_prefetch;    /* CLFOLD_SCAN_PREFETCH=TILES: how far ahead it asks L2 for tiles */
     bool warp_shuffle;         /* CLFOLD_NO_WARP_SHUFFLE set: false (default true; only NVIDIA can) */
     enum host_result host_result; /* CLFOLD_HOST_RESULT=0|1: may the kernel write a blocking
                                      reduction's value into host memory (reduce/landing.c) */

@@ -122,8 +122,8 @@ cleanup:
  * 1.167 ms for 2^28 elements in three launches against 1.300 and 1.315 in
  * one, int8 products 1.055 and 1.058 against 1.396 and 1.400. 8- and
  * 16-bit sums take the one launch with their tiles added in ints and two
- * groups a multiprocessor (tile_sums_fit_int, below). For int32 sums the
- * one launch was 1.06x CUB's and three launches 0.94x; half sums took
+ * groups a multiprocessor (tile_sums_fit_int, below). For int32 sums, before
+ * the prefetch (below), the one launch was 1.06x CUB's and three launches 0.94x; half sums took
  * 0.712 ms in one and 0.813 in three (bench/results/scans-h100-lookback.txt).
  */
 /* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or CLFOLD_SCAN_GPU's. */
@@ -171,15 +171,19 @@ static bool tile_sums_fit_int(const struct scan_job *job)
 
 /*
  * The one-launch scan's tiles: lookback_block x 128 bytes of elements, or
- * CLFOLD_SCAN_GPU's. A work-item that holds more than 128 bytes of
+ * CLFOLD_SCAN_GPU's. A work-item that holds more than WIDE_TILE_BYTES of
  * accumulator values (int32 sums: 32 int64 prefixes, which NVIDIA's
  * compiler gives 128 registers) takes groups of WIDE_TILE_BLOCK, so that
  * two groups still fit a multiprocessor. With the prefetch (below), 2^28
- * int32 sums took 1.176-1.190 ms in tiles of 256 x 32 against
- * 1.191-1.207 in 512 x 32 (H100, four calls,
+ * int32 sums took 1.176-1.190 ms in tiles of 256 x 32 (D = 132) against
+ * 1.191-1.207 in 512 x 32 (D = 66; H100, four calls,
  * bench/results/scans-h100-prefetch.txt); without it the two had tied.
- * 8- and 16-bit sums add their tiles in ints (tile_sums_fit_int).
+ * Only int32 sums were timed; uint32 sums, 32-bit integer products and
+ * fp64-accuracy float sums hold the same 32 8-byte values a work-item,
+ * and take the same groups. 8- and 16-bit sums add their tiles in ints
+ * (tile_sums_fit_int).
  */
+#define WIDE_TILE_BYTES 128
 #define WIDE_TILE_BLOCK 256
 
 static void lookback_geometry(const clfold_context *ctx, clfold_type type, struct scan_job *job)
@@ -191,7 +195,7 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
         job->run_items = ctx->settings.scan.run_items;
         return;
     }
-    bool wide = job->run_items * accumulator_size(&job->config.acc) > LOOKBACK_RUN_BYTES &&
+    bool wide = job->run_items * accumulator_size(&job->config.acc) > WIDE_TILE_BYTES &&
                 !sums_small_integers(&job->config);
     if (wide && job->block > WIDE_TILE_BLOCK)
         job->block = WIDE_TILE_BLOCK;
@@ -199,9 +203,9 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
 
 /*
  * How many tiles ahead a one-launch tile asks L2 for elements (tiles.cl's
- * PREFETCH_TILES), or CLFOLD_SCAN_PREFETCH's: 256 work-items' worth of
- * tiles a multiprocessor, half a tile each in groups of 512, a tile in
- * groups of 256.
+ * PREFETCH_TILES), or CLFOLD_SCAN_PREFETCH's: D = compute units x 256 /
+ * block, half a tile a multiprocessor in groups of 512, one in groups of
+ * 256 (66 and 132 on the H100).
  *
  * A tile waits on the tiles before it, and while a multiprocessor's groups
  * wait, nothing of it reads. A tile that asks for tile t + D's elements as it
@@ -217,16 +221,18 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
  * int8 sums 0.964, 0.948-0.957, 0.950 and 0.959 at D = 33, 66, 99 and 132,
  * against 1.010-1.018; int16 sums 1.046, 1.015-1.023 and 1.035 at 33, 66 and
  * 132, against 1.082. An H200 agreed (bench/results/scans-h200-prefetch.txt):
- * float sums took 0.585-0.593 ms at D = 64 to 132, 0.690 at 264 and 0.761 at
+ * float sums took 0.585-0.593 ms at D = 64 to 132, 0.688-0.690 at 264 and 0.761 at
  * 528, against 0.621-0.632.
  */
-#define PREFETCH_ITEMS_PER_UNIT 256
+#define PREFETCH_WORK_ITEMS_PER_UNIT 256
 
 static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_job *job)
 {
-    if (ctx->settings.scan_prefetch >= 0)
-        return (unsigned)ctx->settings.scan_prefetch;
-    size_t tiles = (size_t)ctx->caps.compute_units * PREFETCH_ITEMS_PER_UNIT / job->block;
+    if (ctx->settings.scan_prefetch_set)
+        return ctx->settings.scan_prefetch;
+    /* job->block: whole warps (lookback_can_run), so never 0. A device of fewer
+       multiprocessors than that rounds to 0, and still gets the next tile's. */
+    size_t tiles = (size_t)ctx->caps.compute_units * PREFETCH_WORK_ITEMS_PER_UNIT / job->block;
     return tiles > 0 ? (unsigned)tiles : 1;
 }
 
