@@ -116,15 +116,16 @@ cleanup:
  * look-back's chain, which a long enough chain would take past the
  * documented bound, and a float product's run folds factors, not
  * accumulator values: those take three launches, as groups that are not
- * whole warps do (tiles.cl's WARP_SCANS). So do 8- and 16-bit products
- * into 64 bits, where reading the elements twice costs little (10 bytes an
+ * whole warps do (tiles.cl's WARP_SCANS). So do 8- and 16-bit products into
+ * 64 bits, where reading the elements twice costs little (10 bytes an
  * element against 9 for int8): on the H100 int16 products took 1.163 and
  * 1.167 ms for 2^28 elements in three launches against 1.300 and 1.315 in
- * one, int8 products 1.055 and 1.058 against 1.396 and 1.400. 8- and
- * 16-bit sums take the one launch with their tiles added in ints and two
- * groups a multiprocessor (tile_sums_fit_int, below). For int32 sums, before
- * the prefetch (below), the one launch was 1.06x CUB's and three launches 0.94x; half sums took
- * 0.712 ms in one and 0.813 in three (bench/results/scans-h100-lookback.txt).
+ * one, int8 products 1.055 and 1.058 against 1.396 and 1.400. 8- and 16-bit
+ * sums take the one launch with their tiles added in ints and two groups a
+ * multiprocessor (tile_sums_fit_int, below). For int32 sums, before the
+ * prefetch (below), the one launch was 1.06x CUB's and three launches
+ * 0.94x; half sums took 0.712 ms in one and 0.813 in three
+ * (bench/results/scans-h100-lookback.txt).
  */
 /* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or CLFOLD_SCAN_GPU's. */
 static size_t lookback_block(const clfold_context *ctx)
@@ -208,21 +209,23 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
  * 256 (66 and 132 on the H100).
  *
  * A tile waits on the tiles before it, and while a multiprocessor's groups
- * wait, nothing of it reads. A tile that asks for tile t + D's elements as it
- * loads its own keeps DRAM reading through those waits, and the group that
- * draws ticket t + D finds them in L2. D must be long enough for DRAM to answer
- * before that group starts, and short enough that L2 still holds the lines when
- * it does: float sums a whole round of groups ahead were slower than with none
- * on an H200. On the H100 (132 multiprocessors, 2^28 inclusive sums, best of
- * 30, four calls; bench/results/scans-h100-prefetch.txt), float sums took
- * 0.783, 0.750-0.759 and 0.764 ms at D = 33, 66 and 132, against 0.804-0.807
- * with none; int32 sums in groups of 256 1.195, 1.176-1.190, 1.211 and 1.279 at
+ * wait, nothing of it reads. A tile that asks for tile t + D's elements as
+ * it loads its own keeps DRAM reading through those waits, and the group
+ * that draws ticket t + D finds them in L2. D must be long enough for DRAM
+ * to answer before that group starts, and short enough that L2 still holds
+ * the lines when it does: float sums a whole round of groups ahead were
+ * slower than with none on an H200. On the H100 (132 multiprocessors, 2^28
+ * inclusive sums, best of 30, four calls;
+ * bench/results/scans-h100-prefetch.txt), float sums took 0.783,
+ * 0.750-0.759 and 0.764 ms at D = 33, 66 and 132, against 0.804-0.807 with
+ * none; int32 sums in groups of 256 1.195, 1.176-1.190, 1.211 and 1.279 at
  * D = 66, 132, 198 and 264, against 1.296-1.305 with none in groups of 512;
  * int8 sums 0.964, 0.948-0.957, 0.950 and 0.959 at D = 33, 66, 99 and 132,
- * against 1.010-1.018; int16 sums 1.046, 1.015-1.023 and 1.035 at 33, 66 and
- * 132, against 1.082. An H200 agreed (bench/results/scans-h200-prefetch.txt):
- * float sums took 0.585-0.593 ms at D = 64 to 132, 0.688-0.690 at 264 and 0.761 at
- * 528, against 0.621-0.632.
+ * against 1.010-1.018; int16 sums 1.046, 1.015-1.023 and 1.035 at 33, 66
+ * and 132, against 1.082. An H200 agreed
+ * (bench/results/scans-h200-prefetch.txt): float sums took 0.585-0.593 ms
+ * at D = 64 to 132, 0.688-0.690 at 264 and 0.761 at 528, against
+ * 0.621-0.632.
  */
 #define PREFETCH_WORK_ITEMS_PER_UNIT 256
 
@@ -230,8 +233,8 @@ static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_j
 {
     if (ctx->settings.scan_prefetch_set)
         return ctx->settings.scan_prefetch;
-    /* job->block: whole warps (lookback_can_run), so never 0. A device of fewer
-       multiprocessors than that rounds to 0, and still gets the next tile's. */
+    /* job->block is whole warps (lookback_can_run), never 0. A device of fewer
+       than block / 256 compute units rounds D to 0; it still asks for the next tile. */
     size_t tiles = (size_t)ctx->caps.compute_units * PREFETCH_WORK_ITEMS_PER_UNIT / job->block;
     return tiles > 0 ? (unsigned)tiles : 1;
 }
