@@ -1,9 +1,9 @@
 /*
  * test_ptx.c: the PTX editor (src/core/ptx.c) on its own, host only. The
- * one-launch scan of 8- and 16-bit sums is rebuilt on NVIDIA from its PTX
- * with .minnctapersm 2; here the directive must land before each entry's
- * body and nowhere else, and text with no entry, or an entry without its
- * body, is left alone.
+ * one-launch scan of integer sums that widen is rebuilt on NVIDIA from its
+ * PTX with .minnctapersm N (src/scan/paths.c: 3 or 6, or 2); here the
+ * directive must land before each entry's body and nowhere else, and text
+ * with no entry, or an entry without its body, is left alone.
  */
 #include <stdlib.h>
 #include <string.h>

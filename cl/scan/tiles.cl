@@ -21,7 +21,8 @@
  *   - scan_tiles_lookback (NVIDIA, INLINE_PTX, the default there): in the
  *     same launch, from the tiles before it, as Merrill and Garland's
  *     decoupled look-back does, so that it moves 2n values. Its tiles are
- *     held in registers, not staged (below, where it is).
+ *     held in registers, not staged, or for integer sums that widen kept
+ *     in local memory as loaded (below, where it is).
  */
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256
@@ -330,7 +331,8 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
 #if ONE_LAUNCH
 /*
  * The one-launch scan (NVIDIA): Merrill and Garland's decoupled look-back,
- * made deterministic, over tiles held in registers.
+ * made deterministic, over tiles held in registers (or, for integer sums
+ * that widen, kept in local memory: LOCAL_ROWS, below).
  *
  * The tile. Warp w's slice is rows of 32 lanes' runs; lane l of a row
  * holds LANE_RUN consecutive elements (below). So a row is read and
@@ -425,8 +427,9 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * only where no tile's sum leaves an int), ints, widened to ACC_T where
  * they meet the tile's prefix, so that a work-item's 32 elements and 16
  * rows' prefixes take 48 registers, not 96, and two groups of 512 fit a
- * multiprocessor (src/scan/paths.c's tile_sums_fit_int has the times);
- * else ACC_T. A tile's total and the warps' prefixes are ACC_T either way.
+ * multiprocessor (src/scan/paths.c's tile_sums_fit_int has the times; with
+ * LOCAL_ROWS the rows' scans add in ints after the look-back); else ACC_T.
+ * A tile's total and the warps' prefixes are ACC_T either way.
  */
 #if SMALL_INT_SUM
 typedef int tile_t;
@@ -588,6 +591,135 @@ inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const t
     }
     return scan_warp_totals(warp_totals, warp, lane, lane == 0, ACC_OF(rows), warp_before);
 }
+
+/*
+ * Local rows (LOCAL_ROWS; integer sums that widen, as the host chooses): a
+ * work-item keeps its rows in local memory as it loaded them, not widened,
+ * and holds no prefixes through the look-back; each row is scanned across
+ * its warp as its outputs leave. So NVIDIA's compiler gives the kernel 32
+ * registers for 8- and 16-bit sums and 40 for int32, not 93, 88 and 128,
+ * and three groups of 512 or six of 256 run a multiprocessor, where two
+ * did: while some wait on the look-back, others store.
+ * src/scan/paths.c's lookback_local_rows has the times. A work-item reads
+ * back only the slots it wrote, so no barrier guards them.
+ */
+#ifndef LOCAL_ROWS
+#define LOCAL_ROWS 0
+#endif
+#if LOCAL_ROWS && !(OP == OP_SUM && !ACC_FLOAT && !IN_HALF && VECTOR_LOADS && IN_SIZE < RESULT_SIZE)
+#error "LOCAL_ROWS: integer sums that widen, in whole-vector rows"
+#endif
+
+#if LOCAL_ROWS
+/* Row r of work-item (warp, lane) is at ROW_SLOT(warp, lane) + 32 r, lanes side by side. */
+#define ROW_SLOT(warp, lane) ((warp) * (32 * ROWS) + (lane))
+#define ROW_SLOTS (TILE / LANE_RUN)
+
+typedef union {
+    LOAD_RAW_T raw;
+    raw_element_t element[LANE_RUN];
+} row_bits_t;
+
+inline tile_t row_sum(row_bits_t bits)
+{
+    tile_t sum = 0;
+#pragma unroll
+    for (uint k = 0; k < LANE_RUN; k++)
+        sum += (tile_t)bits.element[k];
+    return sum;
+}
+
+/* Row r of the tile at `start`: one vector load where `vectors`, else each element, 0 past n. */
+inline row_bits_t load_row_bits(__global const IN_T *in, ulong offset, ulong n, ulong start,
+                                uint warp, uint lane, uint r, bool vectors)
+{
+    row_bits_t bits;
+    if (vectors) {
+        const ulong at = offset + start + ROW_ELEMENT(warp, lane, r, 0);
+        bits.raw = *(__global const LOAD_RAW_T *)(in + at);
+        return bits;
+    }
+#pragma unroll
+    for (uint k = 0; k < LANE_RUN; k++) {
+        const ulong i = start + ROW_ELEMENT(warp, lane, r, k);
+        bits.element[k] = i < n ? in[offset + i] : (raw_element_t)0;
+    }
+    return bits;
+}
+
+/*
+ * Puts the work-item's rows of the tile at `start` in `rows` and returns
+ * the sum of their elements. The two loops differ in a constant, so that
+ * neither tests a row's case as it unrolls.
+ */
+inline tile_t keep_rows(__global const IN_T *in, ulong offset, ulong n, ulong start, uint warp,
+                        uint lane, __local LOAD_RAW_T *rows)
+{
+    tile_t sum = 0;
+    if (start + TILE <= n && (offset + start) % LANE_RUN == 0) {
+#pragma unroll
+        for (uint r = 0; r < ROWS; r++) {
+            const row_bits_t bits = load_row_bits(in, offset, n, start, warp, lane, r, true);
+            rows[ROW_SLOT(warp, lane) + 32 * r] = bits.raw;
+            sum += row_sum(bits);
+        }
+    } else {
+#pragma unroll
+        for (uint r = 0; r < ROWS; r++) {
+            const row_bits_t bits = load_row_bits(in, offset, n, start, warp, lane, r, false);
+            rows[ROW_SLOT(warp, lane) + 32 * r] = bits.raw;
+            sum += row_sum(bits);
+        }
+    }
+    return sum;
+}
+
+/*
+ * The kept rows' outputs from `from`, the fold of what lies before the
+ * warp's slice: row r's run is scanned across the warp (warp_scan), and
+ * `below` carries the fold of the slice's rows before it. Sums only, so a
+ * lane's exclusive prefix is its inclusive one less its run.
+ */
+inline void store_kept_rows(__global uchar *out, ulong out_at, ulong n, ulong start, uint warp,
+                            uint lane, __local const LOAD_RAW_T *rows, ACC_T from, uint finish,
+                            uint mode)
+{
+    const bool vectors = start + TILE <= n && finish && (out_at * RESULT_SIZE) % STORE_BYTES == 0;
+    tile_t below = 0;
+#pragma unroll 2
+    for (uint r = 0; r < ROWS; r++) {
+        row_bits_t bits;
+        bits.raw = rows[ROW_SLOT(warp, lane) + 32 * r];
+        const tile_t run = row_sum(bits);
+        const tile_t through = tile_warp_scan(run, lane);
+        const ulong first = start + ROW_ELEMENT(warp, lane, r, 0);
+        ACC_T walk = combine(from, ACC_OF(below + through - run));
+        below += tile_shfl_idx(through, 31);
+        ACC_T values[LANE_RUN];
+#pragma unroll
+        for (uint k = 0; k < LANE_RUN; k++) {
+            const ACC_T before = walk;
+            walk = combine(walk, ACC_OF((tile_t)bits.element[k]));
+            values[k] = output_value(mode, first + k, before, walk);
+        }
+        if (vectors) {
+            union {
+                RESULT_T result[LANE_RUN];
+                STORE_RAW_T raw;
+            } results;
+#pragma unroll
+            for (uint k = 0; k < LANE_RUN; k++)
+                results.result[k] = finish_value(values[k]);
+            *(__global STORE_RAW_T *)(out + (out_at + first) * RESULT_SIZE) = results.raw;
+        } else {
+#pragma unroll
+            for (uint k = 0; k < LANE_RUN; k++)
+                if (first + k < n)
+                    store_output(out, out_at, first + k, finish, values[k]);
+        }
+    }
+}
+#endif
 
 #if RUN_CARRY
 typedef run_t chain_t;
@@ -824,6 +956,9 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     __local uint ticket;
     __local ACC_T tile_prefix;
     __local ACC_T kept[LOOKBACK_ROUNDS * 32];
+#if LOCAL_ROWS
+    __local LOAD_RAW_T rows[ROW_SLOTS];
+#endif
     (void)run;
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid / 32;
     const uint tiles = get_num_groups(0);
@@ -832,13 +967,22 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint t = ticket;
     const ulong start = (ulong)t * TILE;
-    tile_t items[RUN_ITEMS], lane_before[ROWS];
     ACC_T warp_before;
+#if LOCAL_ROWS
+    const tile_t lane_sum = keep_rows(in, offset, n, start, warp, lane, rows);
+#else
+    tile_t items[RUN_ITEMS], lane_before[ROWS];
     load_rows(in, offset, n, start, warp, lane, items);
+#endif
 #if PREFETCH_TILES
     prefetch_tile(in, offset, n, start + (ulong)PREFETCH_TILES * TILE, lid);
 #endif
+#if LOCAL_ROWS
+    const ACC_T total = scan_warp_totals(buf, warp, lane, lane == 31,
+                                         ACC_OF(tile_warp_scan(lane_sum, lane)), &warp_before);
+#else
     const ACC_T total = scan_rows(buf, warp, lane, items, lane_before, &warp_before);
+#endif
     if (warp == 0) {
         const chain_t before = look_back(board, t, total, lane, kept);
         if (lane == 0)
@@ -846,8 +990,13 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const ACC_T seed = combine(tile_seed(seeds, seeds_at, seeded, 0), tile_prefix);
+#if LOCAL_ROWS
+    store_kept_rows(out, out_at, n, start, warp, lane, rows, combine(seed, warp_before), finish,
+                    mode);
+#else
     store_rows(out, out_at, n, start, warp, lane, items, lane_before, combine(seed, warp_before),
                finish, mode);
+#endif
     if (keep_carry && lid == 0 && t == tiles - 1)
         carry[carry_at] = combine(seed, total);
 }

@@ -183,6 +183,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DRUN_ITEMS=%u", config->run_items);
     if (config->lookback_rounds != 0)
         ok = ok && append(buf, cap, " -DLOOKBACK_ROUNDS=%u", config->lookback_rounds);
+    if (config->local_rows)
+        ok = ok && append(buf, cap, " -DLOCAL_ROWS=1");
     if (config->prefetch_tiles != 0)
         ok = ok && append(buf, cap, " -DPREFETCH_TILES=%u", config->prefetch_tiles);
     if (config->chunk_ways != 0)

@@ -37,6 +37,7 @@ struct build_config {
     unsigned col_vectors;    /* cpu.cl's COL_VECTORS (columns); 0 elsewhere */
     unsigned run_items;      /* cl/scan/tiles.cl's RUN_ITEMS; 0 elsewhere */
     unsigned lookback_rounds; /* cl/scan/tiles.cl's LOOKBACK_ROUNDS (the one-launch scan); 0 elsewhere */
+    bool local_rows;         /* cl/scan/tiles.cl's LOCAL_ROWS: a tile's rows kept in local memory */
     unsigned prefetch_tiles; /* cl/scan/tiles.cl's PREFETCH_TILES: tiles ahead asked of L2; 0: none */
     unsigned chunk_ways;     /* cl/scan/chunks.cl's CHUNK_WAYS; 0 elsewhere */
     unsigned groups_per_unit; /* NVIDIA: PTX's .minnctapersm for the program (program.c); 0: none */

@@ -121,8 +121,9 @@ cleanup:
  * element against 9 for int8): on the H100 int16 products took 1.163 and
  * 1.167 ms for 2^28 elements in three launches against 1.300 and 1.315 in
  * one, int8 products 1.055 and 1.058 against 1.396 and 1.400. 8- and 16-bit
- * sums take the one launch with their tiles added in ints and two groups a
- * multiprocessor (tile_sums_fit_int, below). For int32 sums, before the
+ * sums take the one launch, their tiles added in ints (tile_sums_fit_int,
+ * below) and their rows kept in local memory (lookback_local_rows, below),
+ * as int32 sums' are. For int32 sums, before the
  * prefetch (below), the one launch was 1.06x CUB's and three launches
  * 0.94x; half sums took 0.712 ms in one and 0.813 in three
  * (bench/results/scans-h100-lookback.txt).
@@ -161,7 +162,10 @@ static bool lookback_can_run(const clfold_context *ctx, const struct build_confi
  * bench/results/scans-h100-small.txt). Elements held as int64, as before,
  * took 128 registers and 1.105 (int8) and 1.156 ms (int16). int32 sums
  * hold int64 prefixes: held to 64 registers they spilled 488 bytes and took
- * 2.34-2.35 ms against 1.28-1.30, so they keep the compiler's 128.
+ * 2.34-2.35 ms against 1.28-1.30, so they kept the compiler's 128. All of
+ * that was before local rows (lookback_local_rows, below), which hold
+ * neither elements nor prefixes in registers; .minnctapersm 2 remains for
+ * 8- and 16-bit tiles whose rows do not fit local memory.
  */
 static bool tile_sums_fit_int(const struct scan_job *job)
 {
@@ -175,14 +179,16 @@ static bool tile_sums_fit_int(const struct scan_job *job)
  * CLFOLD_SCAN_GPU's. A work-item that holds more than WIDE_TILE_BYTES of
  * accumulator values (int32 sums: 32 int64 prefixes, which NVIDIA's
  * compiler gives 128 registers) takes groups of WIDE_TILE_BLOCK, so that
- * two groups still fit a multiprocessor. With the prefetch (below), 2^28
+ * two groups still fit a multiprocessor, and int32 sums' rows fit local
+ * memory (lookback_local_rows: 32 KiB in groups of 256, where 512 x 16
+ * took 1.153 ms against 1.131-1.136). With the prefetch (below), 2^28
  * int32 sums took 1.176-1.190 ms in tiles of 256 x 32 (D = 132) against
  * 1.191-1.207 in 512 x 32 (D = 66; H100, four calls,
  * bench/results/scans-h100-prefetch.txt); without it the two had tied.
  * Only int32 sums were timed; uint32 sums, 32-bit integer products and
  * fp64-accuracy float sums hold the same 32 8-byte values a work-item,
- * and take the same groups. 8- and 16-bit sums add their tiles in ints
- * (tile_sums_fit_int).
+ * and take the same groups (uint32 sums their rows in local memory too).
+ * 8- and 16-bit sums add their tiles in ints (tile_sums_fit_int).
  */
 #define WIDE_TILE_BYTES 128
 #define WIDE_TILE_BLOCK 256
@@ -239,6 +245,43 @@ static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_j
     return tiles > 0 ? (unsigned)tiles : 1;
 }
 
+/*
+ * Whether a one-launch tile keeps its rows in local memory, as loaded
+ * (tiles.cl's LOCAL_ROWS): integer sums that widen, 8- to 32-bit elements
+ * into 64-bit sums, in runs of whole rows, where the tile's elements fit
+ * the device's local memory beside the look-back's. Such a kernel holds no
+ * element or prefix in registers through the look-back, so more of its
+ * groups fit a multiprocessor: LOCAL_ROWS_WORK_ITEMS_PER_UNIT work-items'
+ * worth (.minnctapersm 3 for groups of 512, 6 for 256).
+ *
+ * On the H100 (2^28 inclusive sums, four calls, three machines;
+ * bench/results/scans-h100-local-rows.txt), int8 sums took 0.871-0.884 ms
+ * so against 0.946-0.952 with elements and prefixes in registers (93 of
+ * them, two groups of 512 a multiprocessor), int16 0.956-0.958 against
+ * 1.017-1.032 (88), int32 1.131-1.136 in groups of 256 against 1.179-1.192
+ * (128 registers, two groups of 256). The kernel has 32 registers for 8-
+ * and 16-bit sums and 40 for int32. With four groups of 512, int8 took
+ * 0.882 and int16 0.962; int32 with two groups of 256 took 1.152, and in
+ * groups of 512 x 16, three a multiprocessor, 1.153. Rows packed into
+ * registers instead (a variant not kept) tied for int8 and int16 at three
+ * groups (0.873 and 0.955); int32's would not fit.
+ */
+#define LOCAL_ROWS_WORK_ITEMS_PER_UNIT 1536
+
+static bool lookback_local_rows(const clfold_context *ctx, const struct scan_job *job)
+{
+    const struct type_info *in = type_info(job->config.in);
+    size_t result = type_info(job->config.acc.result)->size;
+    size_t acc = accumulator_size(&job->config.acc);
+    /* tiles.cl's kernel-scope locals besides the rows: the look-back's kept values, the
+       tile's prefix and ticket; and the warps' totals in `buf` */
+    size_t lookback_bytes = (LOOKBACK_ROUNDS * 32 + 1 + job->block / 32) * acc + sizeof(cl_uint);
+    size_t rows_bytes = job->block * job->run_items * in->size;
+    return job->config.op == CLFOLD_SUM && in->float_bits == 0 && in->size < result &&
+           job->run_items % (16 / result) == 0 &&
+           rows_bytes + lookback_bytes <= ctx->caps.local_mem_size;
+}
+
 /* Three launches' tiles, staged in local memory: halve the run, then the group, until one fits. */
 static clfold_status staged_geometry(clfold_context *ctx, const struct accumulator *acc,
                                      struct scan_job *job)
@@ -291,7 +334,11 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
             lookback_geometry(ctx, type, job);
             job->config.prefetch_tiles = lookback_prefetch(ctx, job);
             job->config.small_int_sum = tile_sums_fit_int(job);
-            if (job->config.small_int_sum && job->block <= LOOKBACK_BLOCK)
+            job->config.local_rows = lookback_local_rows(ctx, job);
+            if (job->config.local_rows && job->block <= LOCAL_ROWS_WORK_ITEMS_PER_UNIT / 2)
+                job->config.groups_per_unit =
+                    (unsigned)(LOCAL_ROWS_WORK_ITEMS_PER_UNIT / job->block);
+            else if (job->config.small_int_sum && job->block <= LOOKBACK_BLOCK)
                 job->config.groups_per_unit = 2;
         } else
             CHECK(staged_geometry(ctx, &acc, job));
