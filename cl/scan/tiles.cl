@@ -593,15 +593,16 @@ inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const t
 }
 
 /*
- * Local rows (LOCAL_ROWS; integer sums that widen, as the host chooses): a
- * work-item keeps its rows in local memory as it loaded them, not widened,
- * and holds no prefixes through the look-back; each row is scanned across
- * its warp as its outputs leave. So NVIDIA's compiler gives the kernel 32
- * registers for 8- and 16-bit sums and 40 for int32, not 93, 88 and 128,
- * and three groups of 512 or six of 256 run a multiprocessor, where two
- * did: while some wait on the look-back, others store.
- * src/scan/paths.c's lookback_local_rows has the times. A work-item reads
- * back only the slots it wrote, so no barrier guards them.
+ * Local rows (LOCAL_ROWS; integer sums that widen, as the host chooses):
+ * the group keeps its tile in local memory as loaded, not widened, and a
+ * work-item holds no elements and no prefixes through the look-back; each
+ * row is scanned across its warp as its outputs leave. So NVIDIA's
+ * compiler gives the kernel 32 registers for 8- and 16-bit sums and 40 for
+ * int32, not 93, 88 and 128, and three groups of 512 or six of 256 run a
+ * multiprocessor, where two did: while some wait on the look-back, others
+ * store. src/scan/paths.c's lookback_local_rows has the times. A lane
+ * reads rows that other lanes of its warp loaded; the group's barrier
+ * after the look-back orders the two.
  */
 #ifndef LOCAL_ROWS
 #define LOCAL_ROWS 0
@@ -613,7 +614,6 @@ inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const t
 #if LOCAL_ROWS
 /* Row r of work-item (warp, lane) is at ROW_SLOT(warp, lane) + 32 r, lanes side by side. */
 #define ROW_SLOT(warp, lane) ((warp) * (32 * ROWS) + (lane))
-#define ROW_SLOTS (TILE / LANE_RUN)
 
 typedef union {
     LOAD_RAW_T raw;
@@ -629,47 +629,50 @@ inline tile_t row_sum(row_bits_t bits)
     return sum;
 }
 
-/* Row r of the tile at `start`: one vector load where `vectors`, else each element, 0 past n. */
-inline row_bits_t load_row_bits(__global const IN_T *in, ulong offset, ulong n, ulong start,
-                                uint warp, uint lane, uint r, bool vectors)
-{
-    row_bits_t bits;
-    if (vectors) {
-        const ulong at = offset + start + ROW_ELEMENT(warp, lane, r, 0);
-        bits.raw = *(__global const LOAD_RAW_T *)(in + at);
-        return bits;
-    }
-#pragma unroll
-    for (uint k = 0; k < LANE_RUN; k++) {
-        const ulong i = start + ROW_ELEMENT(warp, lane, r, k);
-        bits.element[k] = i < n ? in[offset + i] : (raw_element_t)0;
-    }
-    return bits;
-}
-
 /*
- * Puts the work-item's rows of the tile at `start` in `rows` and returns
- * the sum of their elements. The two loops differ in a constant, so that
- * neither tests a row's case as it unrolls.
+ * Puts the work-item's share of its warp's slice of the tile at `start` in
+ * `rows`, which holds the tile in element order (so row r of a work-item is
+ * at ROW_SLOT + 32 r), and returns the sum of the elements it loaded. A
+ * whole slice that starts on 16 bytes loads in 16-byte vectors,
+ * consecutive across the warp's lanes, whatever its rows' width; else
+ * element by element, lanes consecutive, 0 past n. On the H100 the vectors
+ * took int8 sums 0.7-0.9% less time than loading each lane's rows (2 bytes
+ * a row), and int16 and int32 sums about the same (one call, two rounds;
+ * bench/results/scans-h100-local-rows.txt).
  */
+#define SLICE_ELEMENTS (32 * RUN_ITEMS)
+#define LANE_VECTORS (SLICE_ELEMENTS * IN_SIZE / 16 / 32)
 inline tile_t keep_rows(__global const IN_T *in, ulong offset, ulong n, ulong start, uint warp,
-                        uint lane, __local LOAD_RAW_T *rows)
+                        uint lane, __local uint4 *rows)
 {
+    const uint slice = warp * SLICE_ELEMENTS;
     tile_t sum = 0;
-    if (start + TILE <= n && (offset + start) % LANE_RUN == 0) {
+#if SLICE_ELEMENTS * IN_SIZE % 512 == 0
+    if (start + TILE <= n && (offset + start) * IN_SIZE % 16 == 0) {
+        __global const uint4 *from = (__global const uint4 *)(in + offset + start + slice);
+        __local uint4 *to = rows + slice * IN_SIZE / 16;
 #pragma unroll
-        for (uint r = 0; r < ROWS; r++) {
-            const row_bits_t bits = load_row_bits(in, offset, n, start, warp, lane, r, true);
-            rows[ROW_SLOT(warp, lane) + 32 * r] = bits.raw;
-            sum += row_sum(bits);
-        }
-    } else {
+        for (uint j = 0; j < LANE_VECTORS; j++) {
+            union {
+                uint4 raw;
+                raw_element_t element[16 / IN_SIZE];
+            } bits;
+            bits.raw = from[j * 32 + lane];
+            to[j * 32 + lane] = bits.raw;
 #pragma unroll
-        for (uint r = 0; r < ROWS; r++) {
-            const row_bits_t bits = load_row_bits(in, offset, n, start, warp, lane, r, false);
-            rows[ROW_SLOT(warp, lane) + 32 * r] = bits.raw;
-            sum += row_sum(bits);
+            for (uint k = 0; k < 16 / IN_SIZE; k++)
+                sum += (tile_t)bits.element[k];
         }
+        return sum;
+    }
+#endif
+    __local raw_element_t *elements = (__local raw_element_t *)rows;
+#pragma unroll
+    for (uint j = 0; j < RUN_ITEMS; j++) {
+        const uint e = slice + j * 32 + lane;
+        const raw_element_t element = start + e < n ? in[offset + start + e] : (raw_element_t)0;
+        elements[e] = element;
+        sum += (tile_t)element;
     }
     return sum;
 }
@@ -681,7 +684,7 @@ inline tile_t keep_rows(__global const IN_T *in, ulong offset, ulong n, ulong st
  * lane's exclusive prefix is its inclusive one less its run.
  */
 inline void store_kept_rows(__global uchar *out, ulong out_at, ulong n, ulong start, uint warp,
-                            uint lane, __local const LOAD_RAW_T *rows, ACC_T from, uint finish,
+                            uint lane, __local const uint4 *rows, ACC_T from, uint finish,
                             uint mode)
 {
     const bool vectors = start + TILE <= n && finish && (out_at * RESULT_SIZE) % STORE_BYTES == 0;
@@ -689,7 +692,7 @@ inline void store_kept_rows(__global uchar *out, ulong out_at, ulong n, ulong st
 #pragma unroll 2
     for (uint r = 0; r < ROWS; r++) {
         row_bits_t bits;
-        bits.raw = rows[ROW_SLOT(warp, lane) + 32 * r];
+        bits.raw = ((__local const LOAD_RAW_T *)rows)[ROW_SLOT(warp, lane) + 32 * r];
         const tile_t run = row_sum(bits);
         const tile_t through = tile_warp_scan(run, lane);
         const ulong first = start + ROW_ELEMENT(warp, lane, r, 0);
@@ -957,7 +960,7 @@ void scan_tiles_lookback(__global const IN_T *in, ulong offset, ulong n, __globa
     __local ACC_T tile_prefix;
     __local ACC_T kept[LOOKBACK_ROUNDS * 32];
 #if LOCAL_ROWS
-    __local LOAD_RAW_T rows[ROW_SLOTS];
+    __local uint4 rows[(TILE * IN_SIZE + 15) / 16];
 #endif
     (void)run;
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid / 32;
