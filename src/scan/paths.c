@@ -254,13 +254,14 @@ static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_j
  * groups fit a multiprocessor: LOCAL_ROWS_WORK_ITEMS_PER_UNIT work-items'
  * worth (.minnctapersm 3 for groups of 512, 6 for 256).
  *
- * On the H100 (2^28 inclusive sums, four calls, three machines;
- * bench/results/scans-h100-local-rows.txt), int8 sums took 0.871-0.884 ms
- * so against 0.946-0.952 with elements and prefixes in registers (93 of
- * them, two groups of 512 a multiprocessor), int16 0.956-0.958 against
- * 1.017-1.032 (88), int32 1.131-1.136 in groups of 256 against 1.179-1.192
- * (128 registers, two groups of 256). The kernel has 32 registers for 8-
- * and 16-bit sums and 40 for int32. With four groups of 512, int8 took
+ * On the H100 (2^28 inclusive sums, six calls, five machines;
+ * bench/results/scans-h100-local-rows.txt), int8 sums took 0.869-0.884 ms
+ * so against 0.946-0.952 with elements and prefixes in registers (held to
+ * 64 by .minnctapersm 2, two groups of 512 a multiprocessor), int16
+ * 0.955-0.966 against 1.017-1.032 (the same), int32 1.130-1.147 in groups
+ * of 256 against 1.179-1.192 (128 registers, two groups of 256). NVIDIA's
+ * compiler gives the kernel 32 registers for 8- and 16-bit sums and 40 for
+ * int32. With four groups of 512, int8 took
  * 0.882 and int16 0.962; int32 with two groups of 256 took 1.152, and in
  * groups of 512 x 16, three a multiprocessor, 1.153. Rows packed into
  * registers instead (a variant not kept) tied for int8 and int16 at three
