@@ -561,8 +561,8 @@ CLFOLD_API clfold_status clfold_last_run(const clfold_context *ctx, clfold_run_i
  * The -D options of the kernel the last reduction used, e.g.
  * "-DOP=OP_SUM -DIN_T=int ... -DBLOCK_SIZE=256": with the files of cl/ they
  * rebuild that kernel by hand. "" before any reduction. (On NVIDIA the
- * one-launch scan of 8- and 16-bit sums is then rebuilt from its PTX with
- * .minnctapersm 2: docs/design.md.)
+ * one-launch scan of integer sums that widen is then rebuilt from its PTX
+ * with a .minnctapersm directive: docs/design.md.)
  */
 CLFOLD_API const char *clfold_last_build_options(const clfold_context *ctx);
 

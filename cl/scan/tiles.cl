@@ -337,7 +337,8 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * The tile. Warp w's slice is rows of 32 lanes' runs; lane l of a row
  * holds LANE_RUN consecutive elements (below). So a row is read and
  * written in whole vectors, consecutive across the warp's lanes, and
- * nothing is staged in local memory. The rows are scanned with shfl.sync,
+ * nothing is staged in local memory (LOCAL_ROWS keeps the tile there, but
+ * reads and writes it in rows too). The rows are scanned with shfl.sync,
  * and the warps meet in one barrier (scan_rows). Without the look-back such
  * tiles scan at the speed of a copy of the same bytes (H100, 2^28 floats:
  * 0.7164 ms against 0.7148; bench/scan_probe.c).
@@ -632,10 +633,11 @@ inline tile_t row_sum(row_bits_t bits)
 /*
  * Puts the work-item's share of its warp's slice of the tile at `start` in
  * `rows`, which holds the tile in element order (so row r of a work-item is
- * at ROW_SLOT + 32 r), and returns the sum of the elements it loaded. A
- * whole slice that starts on 16 bytes loads in 16-byte vectors,
- * consecutive across the warp's lanes, whatever its rows' width; else
- * element by element, lanes consecutive, 0 past n. On the H100 the vectors
+ * at ROW_SLOT + 32 r), and returns the sum of the elements it loaded. In
+ * a whole tile that starts on 16 bytes, a slice of whole 512-byte rounds
+ * (every default tile's) loads in 16-byte vectors, consecutive across the
+ * warp's lanes, whatever its rows' width; else element by element, lanes
+ * consecutive, 0 past n. On the H100 the vectors
  * took int8 sums 0.7-0.9% less time than loading each lane's rows (2 bytes
  * a row), and int16 and int32 sums about the same (one call, two rounds;
  * bench/results/scans-h100-local-rows.txt).

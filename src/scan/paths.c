@@ -82,7 +82,7 @@ size_t scan_local_values(const struct scan_job *job)
 {
     size_t values = 2 * job->block, tile = job->block * job->run_items;
     if (job->lookback)
-        return job->block / 32; /* tiles.cl's scan_rows: the warps' totals */
+        return job->block / 32; /* tiles.cl's scan_warp_totals: the warps' totals */
     if (job->path == &GPU_TILES)
         return tile + tile / 32 + values; /* tiles.cl: its staging, then Kogge-Stone */
     return job->path->padded ? values + values / 32 : values;
@@ -252,7 +252,10 @@ static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_j
  * the device's local memory beside the look-back's. Such a kernel holds no
  * element or prefix in registers through the look-back, so more of its
  * groups fit a multiprocessor: LOCAL_ROWS_WORK_ITEMS_PER_UNIT work-items'
- * worth (.minnctapersm 3 for groups of 512, 6 for 256).
+ * worth (.minnctapersm 3 for groups of 512, 6 for 256). Other groups, of
+ * CLFOLD_SCAN_GPU's, were not timed and take the compiler's registers
+ * (1536 work-items in groups of 32 would be 48 groups, past what a
+ * multiprocessor holds).
  *
  * On the H100 (2^28 inclusive sums, six calls, five machines;
  * bench/results/scans-h100-local-rows.txt), int8 sums took 0.869-0.884 ms
@@ -336,11 +339,13 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
             job->config.prefetch_tiles = lookback_prefetch(ctx, job);
             job->config.small_int_sum = tile_sums_fit_int(job);
             job->config.local_rows = lookback_local_rows(ctx, job);
-            if (job->config.local_rows && job->block <= LOCAL_ROWS_WORK_ITEMS_PER_UNIT / 2)
-                job->config.groups_per_unit =
-                    (unsigned)(LOCAL_ROWS_WORK_ITEMS_PER_UNIT / job->block);
-            else if (job->config.small_int_sum && job->block <= LOOKBACK_BLOCK)
+            if (job->config.local_rows) {
+                if (job->block == 256 || job->block == 512)
+                    job->config.groups_per_unit =
+                        (unsigned)(LOCAL_ROWS_WORK_ITEMS_PER_UNIT / job->block);
+            } else if (job->config.small_int_sum && job->block <= LOOKBACK_BLOCK) {
                 job->config.groups_per_unit = 2;
+            }
         } else
             CHECK(staged_geometry(ctx, &acc, job));
         job->config.block_size = job->block;
