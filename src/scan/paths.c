@@ -257,11 +257,11 @@ static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_j
  * (1536 work-items in groups of 32 would be 48 groups, past what a
  * multiprocessor holds).
  *
- * On the H100 (2^28 inclusive sums, six calls, five machines;
+ * On the H100 (2^28 inclusive sums, seven calls, six machines;
  * bench/results/scans-h100-local-rows.txt), int8 sums took 0.869-0.884 ms
  * so against 0.946-0.952 with elements and prefixes in registers (held to
  * 64 by .minnctapersm 2, two groups of 512 a multiprocessor), int16
- * 0.955-0.966 against 1.017-1.032 (the same), int32 1.130-1.147 in groups
+ * 0.954-0.966 against 1.017-1.032 (the same), int32 1.129-1.147 in groups
  * of 256 against 1.179-1.192 (128 registers, two groups of 256). NVIDIA's
  * compiler gives the kernel 32 registers for 8- and 16-bit sums and 40 for
  * int32. With four groups of 512, int8 took
