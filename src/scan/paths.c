@@ -123,10 +123,9 @@ cleanup:
  * one, int8 products 1.055 and 1.058 against 1.396 and 1.400. 8- and 16-bit
  * sums take the one launch, their tiles added in ints (tile_sums_fit_int,
  * below) and their rows kept in local memory (lookback_local_rows, below),
- * as int32 sums' are. For int32 sums, before the
- * prefetch (below), the one launch was 1.06x CUB's and three launches
- * 0.94x; half sums took 0.712 ms in one and 0.813 in three
- * (bench/results/scans-h100-lookback.txt).
+ * as int32 sums' are. For int32 sums, before the prefetch (below), the one
+ * launch was 1.06x CUB's and three launches 0.94x; half sums took 0.712 ms
+ * in one and 0.813 in three (bench/results/scans-h100-lookback.txt).
  */
 /* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or CLFOLD_SCAN_GPU's. */
 static size_t lookback_block(const clfold_context *ctx)
@@ -264,11 +263,11 @@ static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_j
  * 0.954-0.966 against 1.017-1.032 (the same), int32 1.129-1.147 in groups
  * of 256 against 1.179-1.192 (128 registers, two groups of 256). NVIDIA's
  * compiler gives the kernel 32 registers for 8- and 16-bit sums and 40 for
- * int32. With four groups of 512, int8 took
- * 0.882 and int16 0.962; int32 with two groups of 256 took 1.152, and in
- * groups of 512 x 16, three a multiprocessor, 1.153. Rows packed into
- * registers instead (a variant not kept) tied for int8 and int16 at three
- * groups (0.873 and 0.955); int32's would not fit.
+ * int32. With four groups of 512, int8 took 0.882 and int16 0.962; int32
+ * with two groups of 256 took 1.152, and in groups of 512 x 16, three a
+ * multiprocessor, 1.153. Rows packed into registers instead (a variant not
+ * kept) tied for int8 and int16 at three groups (0.873 and 0.955); int32's
+ * would not fit.
  */
 #define LOCAL_ROWS_WORK_ITEMS_PER_UNIT 1536
 
