@@ -510,48 +510,57 @@ inline void load_rows(__global const IN_T *in, ulong offset, ulong n, ulong star
     }
 }
 
+/* Whether a tile's outputs may leave in whole vectors: a whole tile of results that start on STORE_BYTES. */
+inline bool stores_whole(ulong out_at, ulong n, ulong start, uint finish)
+{
+    return start + TILE <= n && finish && (out_at * RESULT_SIZE) % STORE_BYTES == 0;
+}
+
 /*
- * The runs' outputs from `from`, each run walked from its lane's prefix:
- * a run's results leave in one store where they start on its bytes, else
- * one by one.
+ * A lane's run of a row, from `walk` (the fold of everything before it):
+ * its outputs from `first` on leave in one store where `vectors`
+ * (stores_whole), else one by one, those past n left out.
  */
+inline void store_run(__global uchar *out, ulong out_at, ulong n, ulong first, ACC_T walk,
+                      const tile_t *run, bool whole, bool vectors, uint finish, uint mode)
+{
+    ACC_T values[LANE_RUN];
+#pragma unroll
+    for (uint k = 0; k < LANE_RUN; k++) {
+        const ACC_T before = walk;
+        walk = combine(walk, ACC_OF(run[k]));
+        values[k] = output_value(mode, first + k, before, walk);
+    }
+#if VECTOR_STORES
+    if (vectors) {
+        union {
+            RESULT_T result[LANE_RUN];
+            STORE_RAW_T raw;
+        } bits;
+#pragma unroll
+        for (uint k = 0; k < LANE_RUN; k++)
+            bits.result[k] = finish_value(values[k]);
+        *(__global STORE_RAW_T *)(out + (out_at + first) * RESULT_SIZE) = bits.raw;
+        return;
+    }
+#endif
+#pragma unroll
+    for (uint k = 0; k < LANE_RUN; k++)
+        if (whole || first + k < n)
+            store_output(out, out_at, first + k, finish, values[k]);
+}
+
+/* The runs' outputs from `from`, each run walked from its lane's prefix (store_run). */
 inline void store_rows(__global uchar *out, ulong out_at, ulong n, ulong start, uint warp,
                        uint lane, const tile_t *items, const tile_t *lane_before, ACC_T from,
                        uint finish, uint mode)
 {
-    const bool whole = start + TILE <= n;
-#if VECTOR_STORES
-    const bool vectors = whole && finish && (out_at * RESULT_SIZE) % STORE_BYTES == 0;
-#endif
+    const bool whole = start + TILE <= n, vectors = stores_whole(out_at, n, start, finish);
 #pragma unroll
-    for (uint r = 0; r < ROWS; r++) {
-        const ulong first = start + ROW_ELEMENT(warp, lane, r, 0);
-        ACC_T walk = combine(from, ACC_OF(lane_before[r]));
-        ACC_T values[LANE_RUN];
-#pragma unroll
-        for (uint k = 0; k < LANE_RUN; k++) {
-            const ACC_T before = walk;
-            walk = combine(walk, ACC_OF(items[r * LANE_RUN + k]));
-            values[k] = output_value(mode, first + k, before, walk);
-        }
-#if VECTOR_STORES
-        if (vectors) {
-            union {
-                RESULT_T result[LANE_RUN];
-                STORE_RAW_T raw;
-            } bits;
-#pragma unroll
-            for (uint k = 0; k < LANE_RUN; k++)
-                bits.result[k] = finish_value(values[k]);
-            *(__global STORE_RAW_T *)(out + (out_at + first) * RESULT_SIZE) = bits.raw;
-            continue;
-        }
-#endif
-#pragma unroll
-        for (uint k = 0; k < LANE_RUN; k++)
-            if (whole || first + k < n)
-                store_output(out, out_at, first + k, finish, values[k]);
-    }
+    for (uint r = 0; r < ROWS; r++)
+        store_run(out, out_at, n, start + ROW_ELEMENT(warp, lane, r, 0),
+                  combine(from, ACC_OF(lane_before[r])), items + r * LANE_RUN, whole, vectors,
+                  finish, mode);
 }
 
 /*
@@ -621,15 +630,6 @@ typedef union {
     raw_element_t element[LANE_RUN];
 } row_bits_t;
 
-inline tile_t row_sum(row_bits_t bits)
-{
-    tile_t sum = 0;
-#pragma unroll
-    for (uint k = 0; k < LANE_RUN; k++)
-        sum += (tile_t)bits.element[k];
-    return sum;
-}
-
 /*
  * Puts the work-item's share of its warp's slice of the tile at `start` in
  * `rows`, which holds the tile in element order (so row r of a work-item is
@@ -637,9 +637,9 @@ inline tile_t row_sum(row_bits_t bits)
  * a whole tile that starts on 16 bytes, a slice of whole 512-byte rounds
  * (every default tile's) loads in 16-byte vectors, consecutive across the
  * warp's lanes, whatever its rows' width; else element by element, lanes
- * consecutive, 0 past n. On the H100 the vectors
- * took int8 sums 0.7-0.9% less time than loading each lane's rows (2 bytes
- * a row), and int16 and int32 sums about the same (one call, two rounds;
+ * consecutive, 0 past n. On the H100 the vectors took int8 sums 0.7-0.9%
+ * less time than loading each lane's rows (2 bytes a row), and int16 and
+ * int32 sums about the same (one call, two rounds;
  * bench/results/scans-h100-local-rows.txt).
  */
 #define SLICE_ELEMENTS (32 * RUN_ITEMS)
@@ -689,39 +689,22 @@ inline void store_kept_rows(__global uchar *out, ulong out_at, ulong n, ulong st
                             uint lane, __local const uint4 *rows, ACC_T from, uint finish,
                             uint mode)
 {
-    const bool vectors = start + TILE <= n && finish && (out_at * RESULT_SIZE) % STORE_BYTES == 0;
+    const bool whole = start + TILE <= n, vectors = stores_whole(out_at, n, start, finish);
     tile_t below = 0;
 #pragma unroll 2
     for (uint r = 0; r < ROWS; r++) {
         row_bits_t bits;
         bits.raw = ((__local const LOAD_RAW_T *)rows)[ROW_SLOT(warp, lane) + 32 * r];
-        const tile_t run = row_sum(bits);
-        const tile_t through = tile_warp_scan(run, lane);
-        const ulong first = start + ROW_ELEMENT(warp, lane, r, 0);
-        ACC_T walk = combine(from, ACC_OF(below + through - run));
-        below += tile_shfl_idx(through, 31);
-        ACC_T values[LANE_RUN];
+        tile_t run[LANE_RUN], sum = 0;
 #pragma unroll
         for (uint k = 0; k < LANE_RUN; k++) {
-            const ACC_T before = walk;
-            walk = combine(walk, ACC_OF((tile_t)bits.element[k]));
-            values[k] = output_value(mode, first + k, before, walk);
+            run[k] = (tile_t)bits.element[k];
+            sum += run[k];
         }
-        if (vectors) {
-            union {
-                RESULT_T result[LANE_RUN];
-                STORE_RAW_T raw;
-            } results;
-#pragma unroll
-            for (uint k = 0; k < LANE_RUN; k++)
-                results.result[k] = finish_value(values[k]);
-            *(__global STORE_RAW_T *)(out + (out_at + first) * RESULT_SIZE) = results.raw;
-        } else {
-#pragma unroll
-            for (uint k = 0; k < LANE_RUN; k++)
-                if (first + k < n)
-                    store_output(out, out_at, first + k, finish, values[k]);
-        }
+        const tile_t through = tile_warp_scan(sum, lane);
+        store_run(out, out_at, n, start + ROW_ELEMENT(warp, lane, r, 0),
+                  combine(from, ACC_OF(below + through - sum)), run, whole, vectors, finish, mode);
+        below += tile_shfl_idx(through, 31);
     }
 }
 #endif
