@@ -510,7 +510,7 @@ inline void load_rows(__global const IN_T *in, ulong offset, ulong n, ulong star
     }
 }
 
-/* Whether a tile's outputs may leave in whole vectors: a whole tile of results that start on STORE_BYTES. */
+/* Whether a tile's outputs may leave in whole vectors: a whole tile, its results on STORE_BYTES. */
 inline bool stores_whole(ulong out_at, ulong n, ulong start, uint finish)
 {
     return start + TILE <= n && finish && (out_at * RESULT_SIZE) % STORE_BYTES == 0;
