@@ -8,6 +8,8 @@
  *   --matrix    every type and operator (and the float sums' accuracies)
  *               on a tall and a wide matrix, both axes, with a row pitch
  *               and an offset; results run twice have the same bits
+ *   --sweep     every type and operator, both axes, on every matrix of 1
+ *               to 20 rows and 1 to 70 columns (run with CLFOLD_CPU_LANES)
  *   --shapes    1 x n, n x 1, tall, wide, square, empty and long-row
  *               shapes (rows cut into pieces, columns into slices), short
  *               aligned rows (the GPU shape's reduce_short_rows), both
@@ -202,6 +204,68 @@ static void run_matrix(void)
             }
             EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, CLFOLD_ACCURACY_DEFAULT), CLFOLD_SUCCESS);
         }
+    }
+}
+
+/*
+ * Every type and operator, both axes, on every matrix of 1 to SWEEP_ROWS
+ * rows and 1 to SWEEP_COLS columns, rows packed (the pitch is the column
+ * count, so that rows start at every alignment). The CPU shape's columns
+ * fold a band of vectors whose last one is cut wherever the columns are not
+ * a multiple of the lanes: CTest runs this with CLFOLD_CPU_LANES=8, AVX2's
+ * width of floats, on any host.
+ */
+#define SWEEP_ROWS 20
+#define SWEEP_COLS 70
+
+static void sweep_one(clfold_type type, clfold_op op, test_rng *rng)
+{
+    size_t element = clfold_type_size(type);
+    clfold_type result_type;
+    if (clfold_result_type(type, op, &result_type) != CLFOLD_SUCCESS)
+        return;
+    size_t size = clfold_type_size(result_type);
+    unsigned char *data = malloc(SWEEP_ROWS * SWEEP_COLS * element);
+    unsigned char *results = malloc(SWEEP_COLS * size), *gathered = malloc(SWEEP_COLS * element);
+    fill_for(data, SWEEP_ROWS * SWEEP_COLS, type, op, rng);
+    cl_mem buffer = buffer_of(SWEEP_ROWS * SWEEP_COLS * element, data);
+    char what[160];
+    for (size_t rows = 1; rows <= SWEEP_ROWS; rows++)
+        for (size_t cols = 1; cols <= SWEEP_COLS; cols++)
+            for (int axis = 0; axis <= 1; axis++) {
+                clfold_matrix view = {0, rows, cols, cols};
+                size_t count = axis == 1 ? rows : cols, length = axis == 1 ? cols : rows;
+                snprintf(what, sizeof what, "sweep %zux%zu axis %d %s %s", rows, cols, axis,
+                         clfold_type_name(type), clfold_op_name(op));
+                clfold_status status =
+                    clfold_reduce_axis(ctx, buffer, &view, axis, type, op, results);
+                EXPECT(status == CLFOLD_SUCCESS, "%s: %s", what, clfold_last_error(ctx));
+                if (status != CLFOLD_SUCCESS)
+                    continue;
+                for (size_t i = 0; i < count; i++) {
+                    for (size_t k = 0; k < length; k++) {
+                        size_t at = axis == 1 ? i * cols + k : k * cols + i;
+                        memcpy(gathered + k * element, data + at * element, element);
+                    }
+                    check_result(results + i * size, gathered, length, type, op,
+                                 CLFOLD_ACCURACY_DEFAULT, what, i);
+                }
+            }
+    clReleaseMemObject(buffer);
+    free(data);
+    free(results);
+    free(gathered);
+}
+
+static void run_sweep(void)
+{
+    test_rng rng = {4};
+    for (size_t t = 0; t < sizeof ALL_TYPES / sizeof *ALL_TYPES; t++) {
+        if (ALL_TYPES[t] == CLFOLD_DOUBLE && !fp64)
+            continue;
+        fprintf(stderr, "test_axis --sweep: %s\n", clfold_type_name(ALL_TYPES[t]));
+        for (int op = CLFOLD_SUM; op <= CLFOLD_ARGMAX; op++)
+            sweep_one(ALL_TYPES[t], (clfold_op)op, &rng);
     }
 }
 
@@ -594,7 +658,7 @@ static void run_misuse(void)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: test_axis --matrix|--shapes|--segments|--misuse|--small|--small-exact\n");
+        fprintf(stderr, "usage: test_axis --matrix|--shapes|--sweep|--segments|--misuse|--small|--small-exact\n");
         return 2;
     }
     ctx = test_context();
@@ -606,6 +670,8 @@ int main(int argc, char **argv)
         run_matrix();
     else if (strcmp(argv[1], "--shapes") == 0)
         run_shapes();
+    else if (strcmp(argv[1], "--sweep") == 0)
+        run_sweep();
     else if (strcmp(argv[1], "--segments") == 0)
         run_segments();
     else if (strcmp(argv[1], "--misuse") == 0)

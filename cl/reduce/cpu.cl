@@ -107,7 +107,7 @@ inline in_vector_t load_raw(__global const IN_T *in, size_t i)
 inline VACC_T load_vector(__global const IN_T *in, size_t i)
 {
 #if IN_HALF
-    return TO_VACC(CONCAT(vload_half, VEC)(0, in + i));
+    return TO_VACC(CONCAT(load_halves, VEC)(in + i));
 #elif ACC_EXACT && IN_SIZE == 4 && EXACT_WIDEN_BITS
     /* Floats widened exactly: a subnormal that the device flushes is rebuilt (exact_widen). */
     const CONCAT(float, VEC) f = load_raw(in, i);

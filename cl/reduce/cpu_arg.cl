@@ -75,7 +75,7 @@ inline VKEY_T load_keys(__global const IN_T *in, size_t i)
 {
 #if ARG_FLOAT
 #if IN_HALF
-    const VKEY_T bits = AS_VKEY(CONCAT(vload_half, VEC)(0, in + i));
+    const VKEY_T bits = AS_VKEY(CONCAT(load_halves, VEC)(in + i));
 #else
     const VKEY_T bits = AS_VKEY(LOAD_ELEMENTS(in, i));
 #endif

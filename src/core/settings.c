@@ -145,6 +145,21 @@ static clfold_status read_scan_prefetch(clfold_context *ctx, bool *set, unsigned
     return CLFOLD_SUCCESS;
 }
 
+/* LANES, 2, 4, 8 or 16: the CPU shapes' vector width; 0 if unset or empty. */
+static clfold_status read_cpu_lanes(clfold_context *ctx, unsigned *lanes)
+{
+    const char *text = getenv("CLFOLD_CPU_LANES");
+    unsigned long long value = 0;
+    *lanes = 0;
+    if (text == NULL || text[0] == '\0')
+        return CLFOLD_SUCCESS;
+    if (!parse_number(text, 16, &value) || value < 2 || !power_of_two(value))
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
+                    "CLFOLD_CPU_LANES=\"%s\" is not 2, 4, 8 or 16", text);
+    *lanes = (unsigned)value;
+    return CLFOLD_SUCCESS;
+}
+
 static clfold_status read_switch(clfold_context *ctx, const char *name, bool *value)
 {
     const char *text = getenv(name);
@@ -180,6 +195,7 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     CHECK(read_bytes(ctx, "CLFOLD_MAX_CHUNK_BYTES", &settings->max_chunk_bytes));
     CHECK(read_bytes(ctx, "CLFOLD_LOCAL_MEM_BYTES", &settings->local_mem_bytes));
     CHECK(read_shape(ctx, &settings->shape));
+    CHECK(read_cpu_lanes(ctx, &settings->cpu_lanes));
     CHECK(read_gpu_tuning(ctx, &settings->gpu_tuned, &settings->gpu));
     CHECK(read_switch(ctx, "CLFOLD_GPU_ONE_LAUNCH", &settings->gpu_one_launch));
     CHECK(read_scan_tuning(ctx, &settings->scan));

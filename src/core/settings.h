@@ -43,6 +43,8 @@ struct settings {
     size_t local_mem_bytes;    /* CLFOLD_LOCAL_MEM_BYTES: take the device's local memory as at
                                   most this (a test switch: NVIDIA's 48 KiB on POCL); 0: as reported */
     enum auto_shape shape;     /* CLFOLD_AUTO_SHAPE=cpu|gpu */
+    unsigned cpu_lanes;        /* CLFOLD_CPU_LANES=2|4|8|16: the CPU shapes' vectors this wide, in
+                                  place of the device's preferred width (a test switch); 0: its own */
     bool gpu_tuned;            /* CLFOLD_GPU_SHAPE is set: `gpu` replaces the shape's own choice */
     struct gpu_tuning gpu;     /* CLFOLD_GPU_SHAPE */
     bool gpu_one_launch;       /* CLFOLD_GPU_ONE_LAUNCH=0|1 (default 1; only NVIDIA can) */
