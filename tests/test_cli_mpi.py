@@ -14,7 +14,7 @@ judged by NumPy, for K = 1..4.
   - failures reach every rank and end in bounded time (a timeout here is a
     failure): a missing file on one rank, a device that does not exist on
     one rank, another dtype or operator or accuracy on one rank, an
-    operator that does not apply, an argmin of an empty file, an argmax
+    operator that does not apply, an argmin or a max of an empty file, an argmax
     of a Fortran-order matrix, an -O that cannot be written: exit status 2,
     and rank 0's one line that names the failing rank and why.
   - usage: --mpi with --axis, -d local-rank without --mpi: exit 2.
@@ -168,6 +168,8 @@ def test_failures():
                    "xor of floats")
     expect_failure([(2, ["-o", "argmin", path("empty.npy", np.zeros(0, np.float32))])],
                    ["argmin of no element"], "argmin of an empty file")
+    expect_failure([(2, ["-o", "max", path("empty.npy", np.zeros(0, np.float32))])],
+                   ["operation maximum which has no identity"], "max of an empty file")
     expect_failure([(2, ["-O", os.path.join(WORK, "no", "such", "dir.npy"), f])],
                    ["dir.npy"], "an -O that cannot be written")
     fo = path("fo2.npy", np.asfortranarray(np.zeros((30, 7), np.float32)))

@@ -58,7 +58,7 @@ expect_message 'missing.npy: cannot open: No such file'
 expect_usage_error "$clfold" reduce "$work"
 expect_message 'read error'
 expect_usage_error "$clfold" reduce ""
-expect_usage_error "$clfold" reduce -
+expect_usage_error "$clfold" reduce - </dev/null
 expect_usage_error "$clfold" reduce /dev/null
 expect_message 'too short'
 cp "$work/good.npy" "$work/secret.npy"

@@ -4,7 +4,9 @@
  * option, with its synopsis and help text. The parser's rules and every
  * --help text (cli_usage) come from these tables; tests/test_cli.sh checks
  * that README's synopsis is what --help prints. Options take their value
- * as the next word or after '=' (--format=json).
+ * as the next word or after '=' (--format=json), never an empty one; each
+ * is given at most once (--peer as often as there are peers); "--" ends
+ * them, and "-" is an operand (standard input).
  */
 #include "args.h"
 
@@ -452,6 +454,8 @@ static int parse_option(int argc, char **argv, int *i, unsigned allowed, unsigne
     if (spec == NULL || !(spec->flag & allowed))
         return usage_error(err, cap, "unknown option \"%.*s\" for this command (see --help)",
                            (int)length, word);
+    if ((*given & spec->flag) && spec->flag != OPT_PEER)
+        return usage_error(err, cap, "%s is given twice: give it once", spec->long_name);
     *given |= spec->flag;
     if (!spec->takes_value) {
         if (equals != NULL)
@@ -461,6 +465,8 @@ static int parse_option(int argc, char **argv, int *i, unsigned allowed, unsigne
     const char *value = equals != NULL ? equals + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
     if (value == NULL)
         return usage_error(err, cap, "%.*s needs a value", (int)length, word);
+    if (value[0] == '\0')
+        return usage_error(err, cap, "%s needs a value, not an empty one", spec->long_name);
     return apply_option(spec->flag, value, args, err, cap);
 }
 
@@ -517,10 +523,14 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t ca
         return usage_error(err, cap, "unknown command \"%s\" (devices, ladder, reduce, scan, "
                            "bench, compare)", argv[1]);
     }
+    bool options_ended = false;
     for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        bool option = !options_ended && argv[i][0] == '-' && argv[i][1] != '\0';
+        if (option && strcmp(argv[i], "--") == 0) {
+            options_ended = true;
+        } else if (option && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)) {
             args->help = true;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+        } else if (option) {
             if (parse_option(argc, argv, &i, allowed, &given, args, err, cap) != 0)
                 return -1;
         } else if (COMMANDS[command].many && args->n_runs < (int)COUNT(args->runs)) {

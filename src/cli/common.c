@@ -1,6 +1,7 @@
 /*
  * common.c: what the runner's commands share: the one-line error on
- * stderr, the exit status a library failure deserves, and opening the
+ * stderr, the exit status a library failure deserves, an -O that is not
+ * an input, and opening the
  * context that -d names, as users get it or with device times.
  */
 #include <stdarg.h>
@@ -9,10 +10,21 @@
 #include <string.h>
 
 #include "common.h"
+#include "whole_file.h"
 
 bool cli_op_is_arg(clfold_op op)
 {
     return op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX;
+}
+
+int cli_check_identity(clfold_op op, size_t length)
+{
+    if (length == 0 && (op == CLFOLD_MIN || op == CLFOLD_MAX)) {
+        cli_error("zero-size array to reduction operation %s which has no identity",
+                  op == CLFOLD_MIN ? "minimum" : "maximum");
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
 }
 
 /* Where cli_error writes while a capture is on (cli_capture_errors); NULL: stderr. */
@@ -40,6 +52,19 @@ void cli_error(const char *format, ...)
         fputc('\n', stderr);
     }
     va_end(args);
+}
+
+int check_output_apart(const struct cli_args *args)
+{
+    const char *inputs[] = {args->file, args->segments};
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+        if (args->output != NULL && same_file(args->output, inputs[i])) {
+            cli_error("-O %s is the input %s: write the result to another file", args->output,
+                      inputs[i]);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return EXIT_OK;
 }
 
 int describe_failure(const clfold_context *ctx, clfold_status status, const char *doing, char *buf,

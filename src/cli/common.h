@@ -15,6 +15,14 @@ enum { EXIT_OK = 0, EXIT_CHECK_FAILED = 1, EXIT_BAD_INPUT = 2 };
 /* Whether `op` gives an index (argmin, argmax) rather than a value. */
 bool cli_op_is_arg(clfold_op op);
 
+/*
+ * NumPy's refusal of a minimum or maximum over no elements (a reduced
+ * length of 0): NumPy has no identity for them, where the library gives
+ * one (docs/shapes.md). Along axes too, even with no results to give.
+ * Says so in NumPy's words and returns the exit status.
+ */
+int cli_check_identity(clfold_op op, size_t length);
+
 /* Prints "clfold: <message>" as one line on stderr. */
 void cli_error(const char *format, ...)
 #if defined(__GNUC__)
@@ -69,6 +77,14 @@ void cli_device_index_of(cl_device_id device, char *buf, size_t cap);
  * word their own errors.
  */
 cl_mem cli_upload(const clfold_context *ctx, const void *data, size_t bytes, cl_int *err);
+
+/*
+ * Refuses an -O that names the command's input file or its --segments
+ * offsets (one file, however spelled: device and inode), before anything
+ * is read, so that a result never takes an input's place. Says why and
+ * returns the exit status.
+ */
+int check_output_apart(const struct cli_args *args);
 
 /* Creates the context that -d names; on failure says why and returns the exit status. */
 int open_context(const struct cli_args *args, clfold_context **ctx);

@@ -2,7 +2,8 @@
  * npy.c: reads NumPy .npy files for the runner. Owns the format's preamble
  * (magic, version, header length), a small parser for the header's Python
  * dict literal, the mapping from dtype strings to clfold types, and the
- * checks that the data is exactly as long as the header says.
+ * checks that the data is exactly as long as the header says; and writes
+ * them, whole or not at all (whole_file.c). "-" is standard input or output.
  *
  * The format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
  * "\x93NUMPY", major and minor version bytes, a little-endian header length
@@ -12,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "npy.h"
+#include "whole_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -670,7 +672,7 @@ struct opened {
 static int open_npy(const char *path, const struct report *report, struct opened *f)
 {
     memset(f, 0, sizeof *f);
-    f->src.file = fopen(path, "rb");
+    f->src.file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f->src.file == NULL)
         return fail(report, "cannot open: %s", strerror(errno));
     find_size(&f->src);
@@ -684,7 +686,7 @@ static int open_npy(const char *path, const struct report *report, struct opened
 static void close_npy(struct opened *f)
 {
     free(f->header);
-    if (f->src.file != NULL)
+    if (f->src.file != NULL && f->src.file != stdin)
         fclose(f->src.file);
 }
 
@@ -763,7 +765,7 @@ cleanup:
     return rc;
 }
 
-/* ---- writing a scalar ------------------------------------------------------ */
+/* ---- writing ---------------------------------------------------------------- */
 
 int npy_write(const char *path, clfold_type type, size_t ndim, const size_t *shape,
               const void *data, char *err, size_t err_cap)
@@ -772,7 +774,7 @@ int npy_write(const char *path, clfold_type type, size_t ndim, const size_t *sha
     const struct report whom = {path != NULL ? path : "(null)", err, err_cap};
     const struct report *report = &whom;
     size_t i = 0, count = 1;
-    FILE *file = NULL;
+    struct whole_file file = {NULL, NULL, NULL};
 
     while (i < N_DTYPES && DTYPES[i].type != type)
         i++;
@@ -802,18 +804,18 @@ int npy_write(const char *path, clfold_type type, size_t ndim, const size_t *sha
     header[padded - 1] = '\n';
     const unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
                                         (unsigned char)(padded & 0xff), (unsigned char)(padded >> 8)};
-    file = fopen(path, "wb");
-    if (file == NULL)
-        FAIL("cannot create: %s", strerror(errno));
-    if (fwrite(preamble, 1, sizeof preamble, file) != sizeof preamble ||
-        fwrite(header, 1, padded, file) != padded ||
-        (count > 0 && fwrite(data, size, count, file) != count))
+    char why[256];
+    if (whole_file_open(&file, path, why, sizeof why) != 0)
+        FAIL("%s", why);
+    if (fwrite(preamble, 1, sizeof preamble, file.file) != sizeof preamble ||
+        fwrite(header, 1, padded, file.file) != padded ||
+        (count > 0 && fwrite(data, size, count, file.file) != count))
         FAIL("write error: %s", strerror(errno));
-    rc = fclose(file) == 0 ? 0 : fail(report, "write error: %s", strerror(errno));
-    file = NULL;
+    if (whole_file_commit(&file, why, sizeof why) != 0)
+        FAIL("%s", why);
+    rc = 0;
 cleanup:
-    if (file != NULL)
-        fclose(file);
+    whole_file_abandon(&file);
     return rc;
 }
 

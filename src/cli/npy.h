@@ -31,7 +31,7 @@ struct npy_array {
 };
 
 /*
- * Reads `path`. On failure returns -1 and writes a one-line, human-readable
+ * Reads `path` ("-": standard input). On failure returns -1 and writes a one-line, human-readable
  * reason that starts with "<path>: " and has no trailing newline into
  * err[0..err_cap) (truncated to fit; err may be NULL when err_cap is 0), and
  * leaves *out empty (count 0, data NULL); on success returns 0.
@@ -56,7 +56,8 @@ int npy_write_scalar(const char *path, clfold_type type, const void *value, char
  * Writes `data`, the elements of an array of `type` and the `ndim`
  * dimensions of `shape` in C order and the host's byte order, to `path` as
  * a .npy file (version 1.0, or 2.0 where the header needs it), as np.save
- * writes one. Errors as npy_write_scalar's.
+ * writes one: whole or not at all, an old file at `path` left as it was on
+ * failure ("-": standard output; whole_file.h). Errors as npy_write_scalar's.
  */
 int npy_write(const char *path, clfold_type type, size_t ndim, const size_t *shape,
               const void *data, char *err, size_t err_cap);

@@ -45,6 +45,8 @@ static int allocate_results(struct results *out, size_t count)
 static int reduce_whole(const struct cli_args *args, clfold_context *ctx,
                         struct npy_array *array, struct results *out)
 {
+    if (cli_check_identity(args->op, array->count) != EXIT_OK)
+        return EXIT_BAD_INPUT;
     if (cli_op_is_arg(args->op) && axes_to_c_order(array) != 0)
         return out_of_memory();
     int exit_status = allocate_results(out, 1);
@@ -100,6 +102,11 @@ static int reduce_axes(const struct cli_args *args, clfold_context *ctx,
         return EXIT_BAD_INPUT;
     }
     if (cli_op_is_arg(args->op) && check_arg_axis(args, array, reduced) != EXIT_OK)
+        return EXIT_BAD_INPUT;
+    size_t length = 1;
+    for (size_t d = 0; d < array->ndim; d++)
+        length *= reduced[d] ? array->shape[d] : 1;
+    if (cli_check_identity(args->op, length) != EXIT_OK)
         return EXIT_BAD_INPUT;
     if (axes_to_c_order(array) != 0)
         return out_of_memory();
@@ -222,6 +229,8 @@ int command_reduce(const struct cli_args *args)
     int exit_status = EXIT_OK;
     clfold_status status;
 
+    if (check_output_apart(args) != EXIT_OK)
+        return EXIT_BAD_INPUT;
     if (args->mpi)
         return command_reduce_mpi(args);
     if (npy_read_file(args->file, &array, message, sizeof message) != 0) {

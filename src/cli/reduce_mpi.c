@@ -91,6 +91,8 @@ static int prepare(const struct cli_args *args, const char *selector, struct ran
                   clfold_type_name(whole->type));
         return EXIT_BAD_INPUT;
     }
+    if (cli_check_identity(args->op, whole->count) != EXIT_OK)
+        return EXIT_BAD_INPUT;
     size_t long_axes = 0;
     for (size_t d = 0; d < whole->ndim; d++)
         long_axes += whole->shape[d] > 1;

@@ -77,6 +77,8 @@ int command_scan(const struct cli_args *args)
     int exit_status = EXIT_OK;
     clfold_status status;
 
+    if (check_output_apart(args) != EXIT_OK)
+        return EXIT_BAD_INPUT;
     if (npy_read_file(args->file, &array, message, sizeof message) != 0) {
         cli_error("%s", message);
         return EXIT_BAD_INPUT;
