@@ -10,6 +10,8 @@
 #     runs them (ctest);
 #   - builds examples/*.c with a plain `cc $(pkg-config ...)` line (--static
 #     for the static library) and runs them;
+#   - builds an OpenCL 3.0 program (tests/packaging/) both ways with -Werror,
+#     and runs it: clfold puts no CL_TARGET_OPENCL_VERSION on its consumers;
 #   - checks symbols: the shared library exports exactly the CLFOLD_API
 #     functions of clfold.h (nm -D), the static archive defines no global
 #     symbol outside clfold_ (nm -g; see src/core/namespace.h);
@@ -191,6 +193,29 @@ check_pkg_config() {
     unset PKG_CONFIG_PATH
 }
 
+# A program for OpenCL 3.0 that includes clfold.h before CL/cl.h and makes its
+# queue with clCreateCommandQueueWithProperties (tests/packaging/): nothing of
+# clfold may change its CL_TARGET_OPENCL_VERSION. Built with -Werror through
+# find_package and through pkg-config, and run.
+check_opencl3_consumer() {
+    local kind=$1 dir=$builds/consumer-$kind flags
+    step "$kind: an OpenCL 3.0 consumer through find_package and pkg-config"
+    quiet "consumer-$kind-configure" cmake -S "$root/tests/packaging" -B "$dir" \
+        -DCMAKE_PREFIX_PATH="$prefix"
+    quiet "consumer-$kind-build" cmake --build "$dir"
+    run env LD_LIBRARY_PATH="$libdir" "$dir/opencl3_consumer"
+    run env LD_LIBRARY_PATH="$libdir" "$dir/opencl_default_consumer"
+    flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config $([ "$kind" = static ] && echo --static) \
+        --cflags --libs clfold OpenCL)
+    local variant
+    for variant in "" -DTAKE_CL_DEFAULT; do
+        # shellcheck disable=SC2086
+        quiet "consumer-$kind-pkg-config$variant" cc -std=c99 -Wall -Wextra -Werror $variant \
+            "$root/tests/packaging/opencl3_consumer.c" $flags -o "$tmp/consumer-$kind"
+        run env LD_LIBRARY_PATH="$libdir" "$tmp/consumer-$kind"
+    done
+}
+
 # Prints the symbols (from `nm` lines on stdin) that do not start with clfold_.
 foreign_symbols() {
     awk 'NF == 3 && $3 !~ /^clfold_/ { print $3 }' | sort -u
@@ -269,11 +294,13 @@ check_shared_symbols
 check_header
 check_find_package shared
 check_pkg_config shared
+check_opencl3_consumer shared
 
 install_package static
 check_runner_and_versions static
 check_static_symbols
 check_find_package static
 check_pkg_config static
+check_opencl3_consumer static
 
 step "all packaging checks passed in $((SECONDS - start)) s"

@@ -11,6 +11,8 @@
  *   cc own_queue.c $(pkg-config --cflags --libs clfold OpenCL)
  *   cmake: find_package(clfold) + target_link_libraries(own_queue PRIVATE clfold::clfold)
  */
+/* OpenCL 1.2's clCreateCommandQueue, which every driver has; a 2.0 program would use ...WithProperties. */
+#define CL_TARGET_OPENCL_VERSION 120
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>

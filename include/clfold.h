@@ -19,9 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
+/*
+ * Only OpenCL's types, which every version of CL/cl.h declares: the
+ * includer's CL_TARGET_OPENCL_VERSION, or CL/cl.h's own default, stands.
+ */
 #include <CL/cl.h>
 
 #ifdef __cplusplus
