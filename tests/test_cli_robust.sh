@@ -175,6 +175,27 @@ expect_usage_error env CLFOLD_GPU_SHAPE=512:4 "$clfold" reduce "$work/good.npy"
 expect_message 'CLFOLD_GPU_SHAPE="512:4" is not BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB'
 expect_usage_error env CLFOLD_MAX_CHUNK_BYTES=1e6 "$clfold" reduce "$work/good.npy"
 expect_message 'CLFOLD_MAX_CHUNK_BYTES="1e6"'
+expect_usage_error env CLFOLD_GPU_SHAPE=2097152:4:4:256 "$clfold" reduce "$work/good.npy"
+expect_message 'from 0 to 1048576'
+expect_usage_error env CLFOLD_CPU_LANES=32 "$clfold" reduce "$work/good.npy"
+expect_message 'CLFOLD_CPU_LANES="32" is not 2, 4, 8 or 16'
+expect_usage_error env CLFOLD_KERNEL_DIR="$work/no-such-cl" "$clfold" reduce "$work/good.npy"
+expect_message "CLFOLD_KERNEL_DIR=\"$work/no-such-cl\": No such file or directory\$"
+expect_usage_error env CLFOLD_KERNEL_DIR="$work/good.npy" "$clfold" reduce "$work/good.npy"
+expect_message 'is not a folder'
+# A block's advice must be one to follow: where no block fits, it says so.
+for b in 256 1; do
+    expect_usage_error env CLFOLD_LOCAL_MEM_BYTES=1 "$clfold" reduce -k k7 -b $b --accuracy exact "$work/good.npy"
+    expect_message 'no block size fits'
+done
+# The kernel compiler says nothing through the library, even building from a
+# cold cache for AVX2 (POCL's "N warnings generated." of its psabi notes).
+if grep -qw avx2 /proc/cpuinfo; then
+    "$numpy_python" -c "import numpy as np; np.save('$work/int8.npy', np.arange(1000, dtype=np.int8))"
+    run env POCL_CACHE_DIR="$work/cold-cache" POCL_KERNELLIB_NAME=avx2 "$clfold" reduce "$work/int8.npy"
+    [ "$status" -eq 0 ] && [ ! -s "$work/err" ] && ok ||
+        fail "a cold build wrote on stderr: exit $status, '$(head -3 "$work/err")'"
+fi
 expect_usage_error "$clfold" reduce "$work/good.npy" "$work/good.npy"
 expect_usage_error "$clfold" reduce --op=nand "$work/good.npy"
 expect_usage_error "$clfold" devices --format csv

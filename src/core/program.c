@@ -203,6 +203,12 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     /* A device that flushes float subnormals, on any device (CLFOLD_DENORMS_ARE_ZERO). */
     if (ctx->settings.denorms_are_zero)
         ok = ok && append(buf, cap, " -cl-denorms-are-zero");
+    /*
+     * No warnings: POCL's compiler writes "N warnings generated." on the
+     * process's stderr (AVX2's psabi notes on 64-byte vectors), which a
+     * library must never do. Errors still fill the build log.
+     */
+    ok = ok && append(buf, cap, " -w");
     return ok;
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -23,6 +24,20 @@ static clfold_status read_text(clfold_context *ctx, const char *name, char **out
     if (*out == NULL)
         return fail(ctx, CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for %s", name);
     strcpy(*out, text);
+    return CLFOLD_SUCCESS;
+}
+
+/* A folder that exists, where `path` is set: a missing one fails the create, not the first build. */
+static clfold_status check_folder(clfold_context *ctx, const char *name, const char *path)
+{
+    struct stat st;
+    if (path == NULL)
+        return CLFOLD_SUCCESS;
+    if (stat(path, &st) != 0)
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT, "%s=\"%s\": %s", name, path,
+                    strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT, "%s=\"%s\" is not a folder", name, path);
     return CLFOLD_SUCCESS;
 }
 
@@ -104,7 +119,8 @@ static clfold_status read_gpu_tuning(clfold_context *ctx, bool *tuned, struct gp
     if (!parse_fields(text, 4, parts) || !power_of_two(parts[0]) || parts[1] == 0 || parts[2] == 0)
         return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
                     "CLFOLD_GPU_SHAPE=\"%s\" is not BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB "
-                    "(whole numbers, BLOCK a power of two, the first three above 0)", text);
+                    "(whole numbers from 0 to 1048576, BLOCK a power of two, the first three "
+                    "above 0)", text);
     *gpu = (struct gpu_tuning){(unsigned)parts[0], (unsigned)parts[1], (unsigned)parts[2],
                                (unsigned)parts[3]};
     *tuned = true;
@@ -123,7 +139,7 @@ static clfold_status read_scan_tuning(clfold_context *ctx, struct scan_tuning *s
         parts[1] == 0 || parts[1] > 64)
         return fail(ctx, CLFOLD_ERROR_INVALID_ARGUMENT,
                     "CLFOLD_SCAN_GPU=\"%s\" is not BLOCK:RUN_ITEMS (BLOCK a power of two from "
-                    "2, RUN_ITEMS 1 to 64)", text);
+                    "2 to 1048576, RUN_ITEMS 1 to 64)", text);
     *scan = (struct scan_tuning){(unsigned)parts[0], (unsigned)parts[1]};
     return CLFOLD_SUCCESS;
 }
@@ -192,6 +208,7 @@ clfold_status settings_read(clfold_context *ctx, struct settings *settings)
     settings->scan_lookback = true;
     CHECK(read_text(ctx, "CLFOLD_DEVICE", &settings->device));
     CHECK(read_text(ctx, "CLFOLD_KERNEL_DIR", &settings->kernel_dir));
+    CHECK(check_folder(ctx, "CLFOLD_KERNEL_DIR", settings->kernel_dir));
     CHECK(read_bytes(ctx, "CLFOLD_MAX_CHUNK_BYTES", &settings->max_chunk_bytes));
     CHECK(read_bytes(ctx, "CLFOLD_LOCAL_MEM_BYTES", &settings->local_mem_bytes));
     CHECK(read_shape(ctx, &settings->shape));

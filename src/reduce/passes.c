@@ -163,10 +163,14 @@ cleanup:
     return status;
 }
 
+size_t block_values_bytes(const struct job *job, size_t block, size_t per_value)
+{
+    return divide_up(block, per_value) * accumulator_size(&job->config.acc);
+}
+
 size_t block_fitting(const struct job *job, size_t block, size_t per_value, size_t bytes)
 {
-    size_t value_bytes = accumulator_size(&job->config.acc);
-    while (block > 1 && block / per_value * value_bytes > bytes)
+    while (block > 1 && block_values_bytes(job, block, per_value) > bytes)
         block /= 2;
     return block;
 }

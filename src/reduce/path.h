@@ -244,9 +244,13 @@ size_t divide_up(size_t a, size_t b);
 
 /*
  * The largest power of two up to `block` whose work-group's values (`block /
- * per_value` of the job's accumulator values) take at most `bytes`; at least 1.
+ * per_value` of the job's accumulator values, at least one) take at most
+ * `bytes`; at least 1, which may not fit either (block_values_bytes says).
  */
 size_t block_fitting(const struct job *job, size_t block, size_t per_value, size_t bytes);
+
+/* The bytes of a work-group's values at `block`, as block_fitting counts them. */
+size_t block_values_bytes(const struct job *job, size_t block, size_t per_value);
 
 /* block_fitting within the device's local memory. */
 size_t block_fitting_local(const clfold_context *ctx, const struct job *job, size_t block,

@@ -61,13 +61,21 @@ static clfold_status make_request(clfold_context *ctx, clfold_type type, clfold_
     /* The shape may have moved to another entry (K1-K3 at block 1 run K4). */
     job->config.block_size = job->path->block_is_constant ? job->block : 0;
     size_t local_bytes = job->local_values * accumulator_size(&acc);
-    if (local_bytes > ctx->caps.local_mem_size)
+    if (local_bytes > ctx->caps.local_mem_size) {
+        const char *what = acc.exact ? "exact sums of this type" : "this accumulator";
+        size_t per_value = job->block / job->local_values;
+        size_t fit = block_fitting_local(ctx, job, job->block, per_value);
+        if (block_values_bytes(job, fit, per_value) > ctx->caps.local_mem_size)
+            FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,
+                 "block size %zu needs %zu bytes of local memory; the device has %llu, where no "
+                 "block size fits %s (one needs %zu bytes): take another kernel or accuracy",
+                 job->block, local_bytes, (unsigned long long)ctx->caps.local_mem_size, what,
+                 block_values_bytes(job, 1, per_value));
         FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,
              "block size %zu needs %zu bytes of local memory; the device has %llu, which holds "
              "blocks up to %zu for %s", job->block, local_bytes,
-             (unsigned long long)ctx->caps.local_mem_size,
-             block_fitting_local(ctx, job, job->block, job->block / job->local_values),
-             acc.exact ? "exact sums of this type" : "this accumulator");
+             (unsigned long long)ctx->caps.local_mem_size, fit, what);
+    }
 cleanup:
     return status;
 }
