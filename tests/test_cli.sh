@@ -175,6 +175,12 @@ SH
 chmod +x "$work/peer.sh"
 expect_status 0 "$clfold" bench --sizes 1000 --peer "$work/peer.sh"
 grep -q 'fake 1.5000 ms' "$work/out" || fail "bench --peer: the peer's row is missing: $(cat "$work/out")"
+# A peer that fails fails the bench (exit 1), its table still printed; without peers, no peers' header.
+expect_status 1 "$clfold" bench --sizes 1000 --peer false
+grep -q 'peer "false" failed for float sum' "$work/err" || fail "bench --peer false: $(cat "$work/err")"
+grep -q '^float .* yes$' "$work/out" || fail "bench --peer false: no table: $(cat "$work/out")"
+expect_status 0 "$clfold" bench --sizes 1000
+grep -q 'peers:' "$work/out" && fail "bench without peers prints a peers' header: $(cat "$work/out")"
 # clfold itself at another accuracy as a peer (bench/peers/clfold_peer.py): what docs/accuracy.md's
 # exact-against-default ratios are measured with.
 expect_status 0 env CLFOLD="$clfold" "$clfold" bench --sizes 1000,4099 --accuracy exact \

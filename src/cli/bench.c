@@ -352,8 +352,8 @@ static int bench_device(const struct cli_args *args, const struct bench_plan *pl
     roofline_destroy(roofline);
     clfold_destroy(ctx);
     loader_restore(loader);
-    bench_run_peers(args, plan, device);
-    return exit_status;
+    int peers = bench_run_peers(args, plan, device);
+    return peers > exit_status ? peers : exit_status;
 }
 
 static void release_run(struct bench_run *run, clfold_context **plain)

@@ -215,9 +215,10 @@ int bench_add_row(struct bench_results *results, const struct bench_row *row);
  * (sum, argmin, argmax: --op for the last two), with CLFOLD_DEVICE set to
  * the device's P:D, and keeps its JSON rows of that type and operator. A
  * peer written "GPU:CMD", "CPU:CMD" or "accelerator:CMD" runs only beside
- * devices of that type.
+ * devices of that type. Returns EXIT_CHECK_FAILED where a peer could not
+ * start or exited with a failure (said on stderr), else EXIT_OK.
  */
-void bench_run_peers(const struct cli_args *args, const struct bench_plan *plan,
+int bench_run_peers(const struct cli_args *args, const struct bench_plan *plan,
                      struct bench_device *device);
 
 /* "float", "ladder" or the auto path's shape: what the row's kernel column says. */

@@ -241,9 +241,11 @@ static void read_peer_rows(FILE *pipe, const struct bench_plan *plan, clfold_typ
     }
 }
 
-static void run_peer(const char *command, const struct bench_plan *plan, struct bench_results *results)
+/* Runs one peer for each type and operator it times; false where a run of it failed (said). */
+static bool run_peer(const char *command, const struct bench_plan *plan,
+                     struct bench_results *results)
 {
-    bool asked = false;
+    bool asked = false, ran = true;
     for (size_t t = 0; t < plan->n_types; t++) {
         for (size_t o = 0; o < plan->n_ops; o++) {
             char cmd[4096];
@@ -254,22 +256,26 @@ static void run_peer(const char *command, const struct bench_plan *plan, struct 
             asked = true;
             if (peer_command(command, plan, type, op, cmd, sizeof cmd) != 0) {
                 cli_error("peer \"%s\": its command line is too long", command);
-                return;
+                return false;
             }
             FILE *pipe = popen(cmd, "r");
             if (pipe == NULL) {
                 cli_error("peer \"%s\" could not be started", command);
+                ran = false;
                 continue;
             }
             read_peer_rows(pipe, plan, type, op, results);
-            if (pclose(pipe) != 0)
+            if (pclose(pipe) != 0) {
                 cli_error("peer \"%s\" failed for %s %s (see its messages above)", command,
                           clfold_type_name(type), clfold_op_name(op));
+                ran = false;
+            }
         }
     }
     if (!asked)
         cli_error("peer \"%s\" not run: peers time %s only", command,
                   plan->scan != NULL ? "sum, min and max scans" : "sum, argmin and argmax");
+    return ran;
 }
 
 /* The command of a peer meant for `device`, past its "GPU:" or "CPU:"; NULL where it is for another type. */
@@ -284,22 +290,24 @@ static const char *peer_for(const char *peer, const struct bench_device *device)
     return peer;
 }
 
-void bench_run_peers(const struct cli_args *args, const struct bench_plan *plan, struct bench_device *device)
+int bench_run_peers(const struct cli_args *args, const struct bench_plan *plan, struct bench_device *device)
 {
+    int exit_status = EXIT_OK;
     const char *was = getenv("CLFOLD_DEVICE");
     char *saved = was != NULL ? strdup(was) : NULL;
     if (device->index[0] != '\0')
         setenv("CLFOLD_DEVICE", device->index, 1); /* clfold_peer.py and pyopencl_peer.py follow it */
     for (int p = 0; p < args->n_peers; p++) {
         const char *command = peer_for(args->peers[p], device);
-        if (command != NULL)
-            run_peer(command, plan, device->results);
+        if (command != NULL && !run_peer(command, plan, device->results))
+            exit_status = EXIT_CHECK_FAILED;
     }
     if (saved != NULL)
         setenv("CLFOLD_DEVICE", saved, 1);
     else
         unsetenv("CLFOLD_DEVICE");
     free(saved);
+    return exit_status;
 }
 
 const char *bench_path_or_kernel(const struct bench_row *r)
@@ -342,16 +350,19 @@ static void print_table(const struct bench_device *device, const struct bench_pl
                    "too)\n", scan ? "copy" : "read");
             break;
         }
-    printf("%-7s %-6s %11s %-*s %10s %10s %10s %9s %9s %6s %-7s  %s\n", "type", "op", "n", width,
+    printf("%-7s %-6s %11s %-*s %10s %10s %10s %9s %9s %6s %s", "type", "op", "n", width,
            "kernel", "best(ms)", "median", "e2e(ms)", "GB/s", scan ? "copy" : "read",
-           scan ? "%copy" : "%read", "correct",
-           "peers: best, ratio peer/clfold (>1: clfold faster); e2e, ratio");
+           scan ? "%copy" : "%read", "correct");
+    if (results->n_peers > 0)
+        printf("  peers: best, ratio peer/clfold (>1: clfold faster); e2e, ratio");
+    printf("\n");
     for (size_t i = 0; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
-        printf("%-7s %-6s %11zu %-*s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-7s",
+        printf("%-7s %-6s %11zu %-*s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-*s",
                clfold_type_name(r->type), clfold_op_name(r->op), r->n, width, bench_path_or_kernel(r),
                r->best_ms, r->median_ms, r->e2e_ms, r->gbps, r->read_gbps,
-               r->read_gbps > 0 ? 100 * r->gbps / r->read_gbps : 0, r->correct ? "yes" : "NO");
+               r->read_gbps > 0 ? 100 * r->gbps / r->read_gbps : 0, results->n_peers > 0 ? 7 : 0,
+               r->correct ? "yes" : "NO");
         print_peer_columns(results, r);
         printf("\n");
     }
