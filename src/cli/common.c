@@ -161,6 +161,11 @@ int open_context(const struct cli_args *args, clfold_context **ctx)
 
 int open_selected(const char *selector, clfold_context **ctx)
 {
+    return open_selected_or_advise(selector, ctx, "");
+}
+
+int open_selected_or_advise(const char *selector, clfold_context **ctx, const char *advice)
+{
     const bool from_environment = selector == NULL;
     clfold_status status = clfold_create(ctx, selector);
     if (status == CLFOLD_SUCCESS)
@@ -177,8 +182,8 @@ int open_selected(const char *selector, clfold_context **ctx)
     if (selector == NULL)
         selector = getenv("CLFOLD_DEVICE");
     if (selector != NULL && selector[0] != '\0')
-        cli_error("%s%s (see clfold devices)", said,
-                  from_environment ? ", the selector in CLFOLD_DEVICE" : "");
+        cli_error("%s%s (see clfold devices)%s", said,
+                  from_environment ? ", the selector in CLFOLD_DEVICE" : "", advice);
     else
         cli_error("%s (is an OpenCL driver such as POCL installed, and can it start? POCL needs a "
                   "writable cache: $POCL_CACHE_DIR or ~/.cache/pocl)", said);

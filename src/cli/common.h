@@ -92,6 +92,9 @@ int open_context(const struct cli_args *args, clfold_context **ctx);
 /* open_context for one selector of -d's list (NULL: the default device). */
 int open_selected(const char *selector, clfold_context **ctx);
 
+/* open_selected, with `advice` after its words where no device matches a selector. */
+int open_selected_or_advise(const char *selector, clfold_context **ctx, const char *advice);
+
 /*
  * A second context beside `plain` (its cl_context and device) on a queue
  * that records device times, which clfold_create's queue does not: for

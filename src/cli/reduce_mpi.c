@@ -76,6 +76,24 @@ static const char *rank_selector(const struct cli_args *args, int local, char *b
     return buf;
 }
 
+/*
+ * What to do where a rank finds no device that its selector names, though
+ * the launching shell may: a rank's OpenCL loader reads OCL_ICD_FILENAMES
+ * and OCL_ICD_VENDORS as mpiexec passed them, and Open MPI 4.1 passes only
+ * the first of OCL_ICD_FILENAMES's colon-separated drivers.
+ */
+static void rank_device_advice(char *buf, size_t cap)
+{
+    const char *filenames = getenv("OCL_ICD_FILENAMES");
+    if (filenames != NULL && filenames[0] != '\0')
+        snprintf(buf, cap, "; this rank's OCL_ICD_FILENAMES is \"%.200s\": mpiexec may pass only "
+                 "its first driver, so name the drivers in an OCL_ICD_VENDORS folder instead "
+                 "(bench/nvidia-icd.sh; docs/mpi.md)", filenames);
+    else
+        snprintf(buf, cap, "; a rank sees the drivers that OCL_ICD_VENDORS or /etc/OpenCL/vendors "
+                 "name as mpiexec passed it (docs/mpi.md)");
+}
+
 /* This rank's own steps: its slice, its context. Returns an exit status; words go to state->message. */
 static int prepare(const struct cli_args *args, const char *selector, struct rank_state *state)
 {
@@ -102,7 +120,9 @@ static int prepare(const struct cli_args *args, const char *selector, struct ran
                   args->file, clfold_op_name(args->op));
         return EXIT_BAD_INPUT;
     }
-    int exit_status = open_selected(selector, &state->ctx);
+    char advice[512];
+    rank_device_advice(advice, sizeof advice);
+    int exit_status = open_selected_or_advise(selector, &state->ctx, advice);
     if (exit_status != EXIT_OK)
         return exit_status;
     clfold_status status = clfold_set_kernel(state->ctx, args->kernel, args->block);
