@@ -86,6 +86,17 @@ def _is_pyopencl_array(x):
     return module.startswith("pyopencl") and hasattr(x, "base_data") and hasattr(x, "queue")
 
 
+def _host_array(x, name="x"):
+    """`x` as a NumPy array, refusing masked arrays: numpy.asarray drops their mask, and the
+    masked elements would be reduced with the others."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a numpy.ma.MaskedArray, and clfold takes no masks: pass "
+                        f"{name}.compressed() (the unmasked elements, flattened) or "
+                        f"{name}.filled(v) (v: a value that leaves the result alone, e.g. 0 for "
+                        "a sum)")
+    return np.asarray(x)
+
+
 def _refuse_empty(op, length):
     """NumPy's refusals of a reduction over `length` elements a result: min, max, argmin and
     argmax of none, even where there are no results to give (numpy.min of shape (0, 0) along
@@ -147,7 +158,7 @@ def _pitched(x, axes):
 def _check_offsets(offsets, count):
     """A segmented reduction's offsets as contiguous uint64, once NumPy-side checks pass: a 1-d
     integer array of at least one value, none negative, none decreasing, none past `count`."""
-    bounds = np.asarray(offsets)
+    bounds = _host_array(offsets, "offsets")
     if bounds.dtype.kind not in "iu" or bounds.ndim != 1:
         raise TypeError(f"offsets are a 1-d array of integers, not {bounds.ndim}-d {bounds.dtype}")
     if bounds.size == 0:
@@ -257,7 +268,7 @@ class Context:
         _check_block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
-            x = np.asarray(x)
+            x = _host_array(x)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         axes = _axes.normalize(axis, x.ndim, op in _ARG_OPS)
         dtype = self._result_dtype(type_value, op_value, op, x.dtype)
@@ -325,7 +336,7 @@ class Context:
                 raise ValueError("segments of a Fortran-order pyopencl array: they count its "
                                  "elements in C order, which is not the buffer's; pass x.get()")
         else:
-            x = np.asarray(x)
+            x = _host_array(x)
             x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("=")).reshape(-1)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         dtype = self._result_dtype(type_value, op_value, op, x.dtype)
@@ -375,7 +386,7 @@ class Context:
         _check_block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
-            x = np.asarray(x)
+            x = _host_array(x)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         dtype = self._result_dtype(type_value, op_value, op, x.dtype)
         mode = 1 if exclusive else 0
@@ -410,7 +421,7 @@ class Context:
         _check_block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
-            x = np.ascontiguousarray(np.asarray(x))
+            x = np.ascontiguousarray(_host_array(x))
             x = x.astype(x.dtype.newbyteorder("="), copy=False)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         partial = Partial()

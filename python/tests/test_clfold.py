@@ -178,6 +178,18 @@ def test_bad_arguments():
         clfold.reduce(x, axis=0.5)
 
 
+def test_masked_arrays_are_refused():
+    # np.asarray drops a mask: reducing the data would count the masked elements too.
+    x = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    calls = (lambda: clfold.reduce(x), lambda: clfold.reduce(x, axis=0),
+             lambda: clfold.reduce_segments(x, [0, 3]), lambda: clfold.scan(x),
+             lambda: clfold.reduce_partial(x), lambda: clfold.default_context().reduce(x),
+             lambda: clfold.reduce_segments(np.arange(3.0), np.ma.masked_array([0, 3], mask=[0, 1])))
+    for call in calls:
+        with pytest.raises(TypeError, match=r"MaskedArray.*compressed\(\).*filled\("):
+            call()
+
+
 def test_library_errors_carry_status_and_message():
     with pytest.raises(clfold.Error) as caught:
         clfold.reduce(np.ones(4, np.float32), "and")
