@@ -58,10 +58,14 @@ KERNELS = ("auto", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "atomic")
 SCAN_KERNELS = ("auto", "kogge-stone", "blelloch", "blelloch-padded")
 
 
-def _check_block(block):
-    if block is not None and (not isinstance(block, (int, np.integer)) or isinstance(block, bool)
-                              or block < 1 or block & (block - 1)):
-        raise ValueError(f"block must be None or a power of two, not {block!r}")
+def _block(block):
+    """The work-group size to hand the library: 0 (its choice) for None, else a power of two."""
+    if block is None:
+        return 0
+    block = _lib.integer(block, "block", ctypes.c_size_t, least=1)
+    if block & (block - 1):
+        raise ValueError(f"block must be None or a power of two, not {block}")
+    return block
 
 
 def _check_cl_array(x, queue_ptr):
@@ -265,7 +269,7 @@ class Context:
         op_value = _choice("op", op, REDUCE_OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("kernel", kernel, KERNELS)
-        _check_block(block)
+        block = _block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
             x = _host_array(x)
@@ -273,7 +277,7 @@ class Context:
         axes = _axes.normalize(axis, x.ndim, op in _ARG_OPS)
         dtype = self._result_dtype(type_value, op_value, op, x.dtype)
         if axes is not None and len(axes) < x.ndim:  # else every element, as axis=None
-            if kernel != "auto" or block is not None:
+            if kernel != "auto" or block:
                 raise ValueError("kernel and block choose whole-array kernels: reductions along "
                                  "some axes run the device's own shape (docs/shapes.md)")
             return self._reduce_axes(x, axes, op, op_value, type_value, accuracy_value, dtype)
@@ -287,7 +291,7 @@ class Context:
             raise ValueError(f"the {op} of a Fortran-order pyopencl array: its index counts in C "
                              "order, which is not the buffer's; pass x.get()")
         with self._open():
-            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if on_device:
                 code = self._reduce_cl_array(x, type_value, op_value, result)
@@ -383,7 +387,7 @@ class Context:
         op_value = _choice("op", op, OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("scan_kernel", kernel, SCAN_KERNELS)
-        _check_block(block)
+        block = _block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
             x = _host_array(x)
@@ -398,7 +402,7 @@ class Context:
             x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("=")).reshape(-1)
             out = np.empty(x.size, dtype)
         with self._open():
-            _check(_lib.lib.clfold_set_scan_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_scan_kernel(self._handle, kernel_value, block), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if not on_device:
                 code = _lib.lib.clfold_scan_host(self._handle, x.ctypes.data, x.size, type_value,
@@ -418,7 +422,7 @@ class Context:
         op_value = _choice("op", op, OPS + ("argmin", "argmax"))
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("kernel", kernel, KERNELS)
-        _check_block(block)
+        block = _block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
             x = np.ascontiguousarray(_host_array(x))
@@ -426,7 +430,7 @@ class Context:
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         partial = Partial()
         with self._open():
-            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if on_device:
                 _check_cl_array(x, self._queue_ptr)
@@ -585,6 +589,8 @@ class Partial:
 
     def __init__(self, data=None):
         self._buffer = ctypes.create_string_buffer(_lib.PARTIAL_BYTES)
+        if isinstance(data, (int, np.integer)):
+            raise TypeError("Partial takes the bytes of a partial, not an integer")
         if data is not None:
             data = bytes(data)
             if len(data) != _lib.PARTIAL_BYTES:
@@ -602,8 +608,10 @@ class Partial:
         return self
 
     def rebase(self, first):
-        """An argmin's or argmax's partial of a part that starts at element `first` of the whole."""
-        _check(_lib.lib.clfold_partial_rebase(self._buffer, int(first)), None)
+        """An argmin's or argmax's partial of a part that starts at element `first` of the whole.
+        `first` is an element index, so it fits the int64 that the result's index is."""
+        first = _lib.integer(first, "first", ctypes.c_int64)
+        _check(_lib.lib.clfold_partial_rebase(self._buffer, first), None)
         return self
 
     def result(self):

@@ -184,10 +184,34 @@ def test_masked_arrays_are_refused():
     calls = (lambda: clfold.reduce(x), lambda: clfold.reduce(x, axis=0),
              lambda: clfold.reduce_segments(x, [0, 3]), lambda: clfold.scan(x),
              lambda: clfold.reduce_partial(x), lambda: clfold.default_context().reduce(x),
-             lambda: clfold.reduce_segments(np.arange(3.0), np.ma.masked_array([0, 3], mask=[0, 1])))
+             lambda: clfold.reduce_segments(np.arange(3.0), np.ma.masked_array([0, 3], mask=[0, 1]))
+             )
     for call in calls:
         with pytest.raises(TypeError, match=r"MaskedArray.*compressed\(\).*filled\("):
             call()
+
+
+def test_integer_arguments_are_checked_before_ctypes():
+    # ctypes wraps integers into its C types without a word: 2**64 became block 0 (the default).
+    x = np.arange(10, dtype=np.float32)
+    calls = (lambda b: clfold.reduce(x, kernel="k3", block=b), lambda b: clfold.scan(x, block=b),
+             lambda b: clfold.reduce_partial(x, kernel="k3", block=b))
+    for call in calls:
+        for block, error in ((2**64, OverflowError), (2**65, OverflowError), (-4, ValueError),
+                             (4.0, TypeError), (True, TypeError), ("4", TypeError)):
+            with pytest.raises(error, match="block"):
+                call(block)
+        call(np.int64(64))                                    # NumPy integers are integers
+    assert clfold.reduce(x, kernel="k3", block=np.uint16(64)) == 45
+    argmax = clfold.reduce_partial(np.arange(10), "argmax")
+    for first, error in ((-5, ValueError), (2**64 + 7, OverflowError), (2**63, OverflowError),
+                         (5.0, TypeError), (None, TypeError)):
+        with pytest.raises(error, match="first"):
+            argmax.rebase(first)
+    assert argmax.result() == 9                               # the refusals left it alone
+    assert argmax.rebase(np.uint64(7)).result() == 16
+    with pytest.raises(TypeError, match="bytes"):
+        clfold.Partial(320)                                   # bytes(320) would be 320 zeros
 
 
 def test_library_errors_carry_status_and_message():
