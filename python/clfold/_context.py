@@ -39,6 +39,13 @@ def _check(code, context):
         raise Error(code, _lib.last_error(context))
 
 
+def _check_partial(code, why):
+    """A partial's call: the library keeps no message for those (they take no context), so
+    `why` says what the call refuses, beside bytes that are no partial."""
+    if code != 0:
+        raise Error(code, f"{why} (or the bytes are not a clfold partial)")
+
+
 def devices():
     """Every OpenCL device, numbered as clfold numbers them (a list of Device)."""
     return [Device(*entry[:4]) for entry in _opencl.list_devices()]
@@ -163,10 +170,12 @@ def _check_offsets(offsets, count):
     """A segmented reduction's offsets as contiguous uint64, once NumPy-side checks pass: a 1-d
     integer array of at least one value, none negative, none decreasing, none past `count`."""
     bounds = _host_array(offsets, "offsets")
+    wanted = (f"offsets must be a 1-d integer array of at least one value, non-decreasing, each "
+              f"from 0 to the {count} elements (one more value than there are segments)")
+    if bounds.ndim == 1 and bounds.size == 0:
+        raise ValueError(f"{wanted}, not an empty array")
     if bounds.dtype.kind not in "iu" or bounds.ndim != 1:
-        raise TypeError(f"offsets are a 1-d array of integers, not {bounds.ndim}-d {bounds.dtype}")
-    if bounds.size == 0:
-        raise ValueError("offsets hold one more value than there are segments: at least one")
+        raise TypeError(f"{wanted}, not a {bounds.ndim}-d {bounds.dtype} array")
     if bounds.dtype.kind == "i" and (bounds < 0).any():
         first = int(np.flatnonzero(bounds < 0)[0])
         raise ValueError(f"offsets[{first}] = {bounds[first]} is negative")
@@ -465,6 +474,7 @@ class Context:
 
 _default = None
 _queue_contexts = {}
+_device_contexts = {}
 _module_lock = threading.Lock()
 
 
@@ -496,11 +506,30 @@ def _forget_queue(key):
         context.close()
 
 
-def _context_for(x, context):
-    """The context a call on `x` runs on: `context` if given, else the one kept for a pyopencl
-    array's queue, else the module's own."""
-    if context is not None:
+def _device_context(device):
+    """The module's Context on `device`, a selector string or a Device as Context(device) takes
+    them, created on first use and kept, as default_context() is, so that its programs are
+    built once."""
+    if isinstance(device, Device):
+        device = device.selector
+    if not isinstance(device, str):
+        raise TypeError("context must be None, a clfold.Context, a device selector string "
+                        f"(\"0:1\", part of a device's name) or a clfold.Device, not "
+                        f"{type(device).__name__}")
+    with _module_lock:
+        context = _device_contexts.get(device)
+        if context is None:
+            context = _device_contexts[device] = Context(device)
         return context
+
+
+def _context_for(x, context):
+    """The context a call on `x` runs on: `context` if it is one, the module's own on a device
+    if it names one, else the one kept for a pyopencl array's queue, else the module's own."""
+    if isinstance(context, Context):
+        return context
+    if context is not None:
+        return _device_context(context)
     if _is_pyopencl_array(x):
         if x.queue is None:
             raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
@@ -525,8 +554,9 @@ def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=N
     accuracy: float sums' "default", "compensated", "fp64" or "exact" (correctly rounded).
     kernel, block: "auto", or Harris's "k1".."k7" or "atomic", and its work-group size; for
     whole-array reductions only (along some axes the device's own shape runs).
-    context: a Context; by default the module's own (default_context()), or for a PyOpenCL
-    array one kept for its queue.
+    context: a Context, or a device as Context(device) takes it (a selector string or a
+    Device: the module keeps one Context per such device, made on first use); by default the
+    module's own (default_context()), or for a PyOpenCL array one kept for its queue.
 
     The result has clfold's result type: integer sums and products in 64 bits (int64 or
     uint64), every float16 result as float32, argmin and argmax as int64, other results in the
@@ -604,23 +634,27 @@ class Partial:
         """Folds `other` into this partial and returns this one."""
         if not isinstance(other, Partial):
             raise TypeError(f"merge takes a clfold.Partial, not {type(other).__name__}")
-        _check(_lib.lib.clfold_partial_merge(self._buffer, other._buffer), None)
+        _check_partial(_lib.lib.clfold_partial_merge(self._buffer, other._buffer),
+                       "partials merge only with partials of the same type, operator and accuracy")
         return self
 
     def rebase(self, first):
         """An argmin's or argmax's partial of a part that starts at element `first` of the whole.
         `first` is an element index, so it fits the int64 that the result's index is."""
         first = _lib.integer(first, "first", ctypes.c_int64)
-        _check(_lib.lib.clfold_partial_rebase(self._buffer, first), None)
+        _check_partial(_lib.lib.clfold_partial_rebase(self._buffer, first),
+                       "only an argmin's or argmax's partial has an index to rebase")
         return self
 
     def result(self):
         """The result the partial stands for, in clfold's result type."""
         raw = self._buffer.raw
         result_type = _lib.enum_t()
-        _check(_lib.lib.clfold_result_type(raw[6], raw[7], ctypes.byref(result_type)), None)
+        _check_partial(_lib.lib.clfold_result_type(raw[6], raw[7], ctypes.byref(result_type)),
+                       "the type and operator do not go together")
         value = np.zeros((), dtype=_DTYPES[_lib.lib.clfold_type_name(result_type.value).decode()])
-        _check(_lib.lib.clfold_partial_finish(self._buffer, value.ctypes.data), None)
+        _check_partial(_lib.lib.clfold_partial_finish(self._buffer, value.ctypes.data),
+                       "an argmin or argmax of no element has no index")
         return value[()]
 
 

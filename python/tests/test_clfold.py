@@ -214,6 +214,36 @@ def test_integer_arguments_are_checked_before_ctypes():
         clfold.Partial(320)                                   # bytes(320) would be 320 zeros
 
 
+def test_messages_say_what_is_expected():
+    x = np.arange(10, dtype=np.float64)
+    wanted = r"offsets must be a 1-d integer array of at least one value, non-decreasing"
+    for bad in ([], np.zeros(0, np.int64)):
+        with pytest.raises(ValueError, match=wanted):
+            clfold.reduce_segments(x, bad)
+    for bad in ([0.0, 1.0], [[0, 3]], "0,3"):
+        with pytest.raises(TypeError, match=wanted):
+            clfold.reduce_segments(x, bad)
+    device = clfold.devices()[0]
+    for context in (device.selector, device):                # as Context(device) takes them
+        assert clfold.reduce(x, context=context) == 45
+        assert np.array_equal(clfold.scan(x, context=context), np.cumsum(x))
+        assert np.array_equal(clfold.reduce_segments(x, [0, 4, 10], context=context), [6, 39])
+        assert clfold.reduce_partial(x, "max", context=context).result() == 9
+    with pytest.raises(TypeError, match="context must be None, a clfold.Context, a device"):
+        clfold.reduce(x, context=0)
+    with pytest.raises(clfold.Error, match="no OpenCL device matches"):
+        clfold.reduce(x, context="no such device")
+    # A partial's refusal says what a partial needs, not the message of an earlier failure.
+    empty_argmax = clfold.reduce_partial(np.zeros(0, np.int8), "argmax")
+    for call, message in ((lambda: clfold.Partial(bytes(320)).result(), "not a clfold partial"),
+                          (lambda: empty_argmax.result(), "no element"),
+                          (lambda: clfold.reduce_partial(x).rebase(3), "argmin's or argmax's"),
+                          (lambda: clfold.reduce_partial(x).merge(clfold.reduce_partial(x, "max")),
+                           "same type, operator and accuracy")):
+        with pytest.raises(clfold.Error, match=message):
+            call()
+
+
 def test_library_errors_carry_status_and_message():
     with pytest.raises(clfold.Error) as caught:
         clfold.reduce(np.ones(4, np.float32), "and")
