@@ -5,13 +5,27 @@ import ctypes
 import math
 import threading
 import weakref
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional, SupportsIndex, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _axes, _lib, _opencl
 
+if TYPE_CHECKING:
+    from pyopencl import CommandQueue as ClQueue
+    from pyopencl.array import Array as ClArray
+else:  # PyOpenCL is optional: its types are named for type checkers only
+    ClQueue = ClArray = Any
+
 Device = collections.namedtuple("Device", "selector name platform type")
 Device.__doc__ = """An OpenCL device: `selector` ("P:D") is what Context(device=...) takes."""
+
+# The annotations' names for what the calls take and give.
+Array = Union[npt.ArrayLike, ClArray]            # a host array, or a pyopencl array on the device
+Axis = Union[None, SupportsIndex, Tuple[SupportsIndex, ...]]
+DeviceChoice = Union[None, str, Device]          # as Context(device) takes it
+Result = Union[np.generic, np.ndarray]           # a NumPy scalar, or an array along some axes
 
 # NumPy's dtypes and clfold's names for them; bool, complex and object arrays have no clfold type.
 _TYPE_NAMES = {np.dtype(t): name for t, name in (
@@ -27,7 +41,7 @@ class Error(RuntimeError):
     """A failure that libclfold reported: `status` is its name (e.g. "CLFOLD_ERROR_UNSUPPORTED"),
     `code` its number, and the message is the library's own."""
 
-    def __init__(self, code, message):
+    def __init__(self, code: int, message: str) -> None:
         self.code = code
         self.status = _lib.status_name(code)
         self.message = message
@@ -46,7 +60,7 @@ def _check_partial(code, why):
         raise Error(code, f"{why} (or the bytes are not a clfold partial)")
 
 
-def devices():
+def devices() -> List[Device]:
     """Every OpenCL device, numbered as clfold numbers them (a list of Device)."""
     return [Device(*entry[:4]) for entry in _opencl.list_devices()]
 
@@ -212,7 +226,7 @@ class Context:
     threads run while a reduction waits on the device.
     """
 
-    def __init__(self, device=None):
+    def __init__(self, device: DeviceChoice = None) -> None:
         self._handle = None
         self._lock = threading.Lock()
         self._queue_ptr = None
@@ -226,7 +240,7 @@ class Context:
         self._handle = handle
 
     @classmethod
-    def from_queue(cls, queue):
+    def from_queue(cls, queue: ClQueue) -> "Context":
         """A context on a PyOpenCL CommandQueue, for its arrays (the library retains the queue)."""
         self = cls.__new__(cls)
         self._handle = None
@@ -238,7 +252,7 @@ class Context:
         return self
 
     @contextlib.contextmanager
-    def _open(self):
+    def _open(self) -> Iterator[None]:
         """The context's lock held, while the context is open (else ValueError)."""
         with self._lock:
             if self._handle is None:
@@ -246,7 +260,7 @@ class Context:
             yield
 
     @property
-    def device(self):
+    def device(self) -> Device:
         """The Device this context reduces on."""
         with self._open():
             mine = _lib.lib.clfold_device(self._handle)
@@ -255,17 +269,17 @@ class Context:
             raise RuntimeError("the context's device is not among the OpenCL loader's devices")
         return found[0]
 
-    def close(self):
+    def close(self) -> None:
         """Releases the context's OpenCL objects; closing twice is harmless."""
         with self._lock:
             if self._handle is not None:
                 _lib.lib.clfold_destroy(self._handle)
                 self._handle = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Context":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self):
@@ -273,7 +287,8 @@ class Context:
             _lib.lib.clfold_destroy(self._handle)
             self._handle = None
 
-    def reduce(self, x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None):
+    def reduce(self, x: Array, op: str = "sum", *, axis: Axis = None, accuracy: str = "default",
+               kernel: str = "auto", block: Optional[SupportsIndex] = None) -> Result:
         """As clfold.reduce(x, ...) on this context."""
         op_value = _choice("op", op, REDUCE_OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
@@ -338,7 +353,8 @@ class Context:
             results = results.T
         return results[()] if results.ndim == 0 else results
 
-    def reduce_segments(self, x, offsets, op="sum", *, accuracy="default"):
+    def reduce_segments(self, x: Array, offsets: Array, op: str = "sum", *,
+                        accuracy: str = "default") -> np.ndarray:
         """As clfold.reduce_segments(x, offsets, ...) on this context."""
         op_value = _choice("op", op, REDUCE_OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
@@ -391,7 +407,9 @@ class Context:
             _check(code, self._handle)
         return results
 
-    def scan(self, x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", block=None):
+    def scan(self, x: Array, op: str = "sum", *, exclusive: bool = False,
+             accuracy: str = "default", kernel: str = "auto",
+             block: Optional[SupportsIndex] = None) -> Union[np.ndarray, ClArray]:
         """As clfold.scan(x, ...) on this context."""
         op_value = _choice("op", op, OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
@@ -426,7 +444,8 @@ class Context:
             _check(code, self._handle)
         return out
 
-    def reduce_partial(self, x, op="sum", *, accuracy="default", kernel="auto", block=None):
+    def reduce_partial(self, x: Array, op: str = "sum", *, accuracy: str = "default",
+                       kernel: str = "auto", block: Optional[SupportsIndex] = None) -> "Partial":
         """As clfold.reduce_partial(x, ...) on this context."""
         op_value = _choice("op", op, OPS + ("argmin", "argmax"))
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
@@ -478,7 +497,7 @@ _device_contexts = {}
 _module_lock = threading.Lock()
 
 
-def default_context():
+def default_context() -> Context:
     """The module's own Context on the default device, created on first use."""
     global _default
     with _module_lock:
@@ -538,7 +557,9 @@ def _context_for(x, context):
     return default_context()
 
 
-def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None, context=None):
+def reduce(x: Array, op: str = "sum", *, axis: Axis = None, accuracy: str = "default",
+           kernel: str = "auto", block: Optional[SupportsIndex] = None,
+           context: Union[Context, DeviceChoice] = None) -> Result:
     """Reduces every element of `x` with `op` and returns a NumPy scalar.
 
     x: a NumPy array, anything NumPy can view (the buffer protocol, lists), or a
@@ -572,7 +593,8 @@ def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=N
     return context.reduce(x, op, axis=axis, accuracy=accuracy, kernel=kernel, block=block)
 
 
-def reduce_segments(x, offsets, op="sum", *, accuracy="default", context=None):
+def reduce_segments(x: Array, offsets: Array, op: str = "sum", *, accuracy: str = "default",
+                    context: Union[Context, DeviceChoice] = None) -> np.ndarray:
     """Reduces each segment of the flattened `x` (C order): segment s is elements
     offsets[s] .. offsets[s + 1] - 1, CSR style, as CUB's segmented reduce takes them.
     Returns a 1-d NumPy array of len(offsets) - 1 results of reduce()'s result type.
@@ -589,8 +611,9 @@ def reduce_segments(x, offsets, op="sum", *, accuracy="default", context=None):
     return context.reduce_segments(x, offsets, op, accuracy=accuracy)
 
 
-def scan(x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", block=None,
-         context=None):
+def scan(x: Array, op: str = "sum", *, exclusive: bool = False, accuracy: str = "default",
+         kernel: str = "auto", block: Optional[SupportsIndex] = None,
+         context: Union[Context, DeviceChoice] = None) -> Union[np.ndarray, ClArray]:
     """The running reduction of `x` by `op`: numpy.cumsum(x) for "sum", numpy.cumprod for
     "prod", numpy.minimum.accumulate, maximum, bitwise_and, _or and _xor's for the others, on
     the flattened array (C order), as those do without an axis. A 1-d array of clfold's result
@@ -617,7 +640,7 @@ class Partial:
     p.result() is the whole's result as a NumPy scalar.
     """
 
-    def __init__(self, data=None):
+    def __init__(self, data: Union[None, bytes, bytearray, memoryview] = None) -> None:
         self._buffer = ctypes.create_string_buffer(_lib.PARTIAL_BYTES)
         if isinstance(data, (int, np.integer)):
             raise TypeError("Partial takes the bytes of a partial, not an integer")
@@ -627,10 +650,10 @@ class Partial:
                 raise ValueError(f"a clfold partial is {_lib.PARTIAL_BYTES} bytes, not {len(data)}")
             ctypes.memmove(self._buffer, data, len(data))
 
-    def __bytes__(self):
+    def __bytes__(self) -> bytes:
         return self._buffer.raw
 
-    def merge(self, other):
+    def merge(self, other: "Partial") -> "Partial":
         """Folds `other` into this partial and returns this one."""
         if not isinstance(other, Partial):
             raise TypeError(f"merge takes a clfold.Partial, not {type(other).__name__}")
@@ -638,7 +661,7 @@ class Partial:
                        "partials merge only with partials of the same type, operator and accuracy")
         return self
 
-    def rebase(self, first):
+    def rebase(self, first: SupportsIndex) -> "Partial":
         """An argmin's or argmax's partial of a part that starts at element `first` of the whole.
         `first` is an element index, so it fits the int64 that the result's index is."""
         first = _lib.integer(first, "first", ctypes.c_int64)
@@ -646,7 +669,7 @@ class Partial:
                        "only an argmin's or argmax's partial has an index to rebase")
         return self
 
-    def result(self):
+    def result(self) -> np.generic:
         """The result the partial stands for, in clfold's result type."""
         raw = self._buffer.raw
         result_type = _lib.enum_t()
@@ -658,7 +681,9 @@ class Partial:
         return value[()]
 
 
-def reduce_partial(x, op="sum", *, accuracy="default", kernel="auto", block=None, context=None):
+def reduce_partial(x: Array, op: str = "sum", *, accuracy: str = "default", kernel: str = "auto",
+                   block: Optional[SupportsIndex] = None,
+                   context: Union[Context, DeviceChoice] = None) -> Partial:
     """The reduction of `x` (one part of a larger array) as a clfold.Partial, to merge with the
     other parts' and finish: clfold.reduce_partial(a).merge(clfold.reduce_partial(b)).result().
     An empty part is the operator's identity (for argmin and argmax, no element yet). Arguments

@@ -3,8 +3,11 @@
 Run from an environment where `pip install .` put clfold: `python -m pytest python/tests`.
 """
 import faulthandler
+import inspect
 import math
+import os
 import threading
+import typing
 from fractions import Fraction
 
 import numpy as np
@@ -646,3 +649,19 @@ def test_partials_of_pyopencl_arrays(queue):
     total.merge(clfold.reduce_partial(x[20000:], accuracy="exact"))  # one part on the host
     total.merge(clfold.reduce_partial(a[:0], accuracy="exact"))
     assert total.result() == math.fsum(x)
+
+
+def test_the_package_is_typed():
+    # py.typed (PEP 561) tells type checkers to read the annotations of the installed package.
+    assert os.path.isfile(os.path.join(os.path.dirname(clfold.__file__), "py.typed"))
+    public = [getattr(clfold, name) for name in clfold.__all__ if callable(getattr(clfold, name))]
+    methods = [getattr(cls, name) for cls in (clfold.Context, clfold.Partial, clfold.Error)
+               for name in vars(cls) if inspect.isroutine(getattr(cls, name))
+               and (not name.startswith("_") or name in ("__init__", "__bytes__"))]
+    methods += [clfold.Context.device.fget]
+    for function in public + methods:
+        if inspect.isclass(function):
+            continue  # checked through its methods
+        hints = typing.get_type_hints(function)
+        names = set(inspect.signature(function).parameters) - {"self", "cls"}
+        assert names <= set(hints) and "return" in hints, function.__qualname__
