@@ -269,6 +269,17 @@ class Context:
             raise RuntimeError("the context's device is not among the OpenCL loader's devices")
         return found[0]
 
+    def __repr__(self) -> str:
+        if self._handle is None:
+            return "<clfold.Context closed>"
+        try:
+            device = self.device
+            where = f"device={device.selector!r} name={device.name!r}"
+        except (ValueError, RuntimeError):  # closed meanwhile, or unknown to the loader
+            where = "device=unknown"
+        queue = f" queue={self._queue_ptr:#x}" if self._queue_ptr else ""
+        return f"<clfold.Context {where}{queue}>"
+
     def close(self) -> None:
         """Releases the context's OpenCL objects; closing twice is harmless."""
         with self._lock:
@@ -668,6 +679,23 @@ class Partial:
         _check_partial(_lib.lib.clfold_partial_rebase(self._buffer, first),
                        "only an argmin's or argmax's partial has an index to rebase")
         return self
+
+    def __repr__(self) -> str:
+        copy = ctypes.create_string_buffer(self._buffer.raw, _lib.PARTIAL_BYTES)
+        if _lib.lib.clfold_partial_merge(copy, copy) != 0:  # succeeds for any partial
+            return "<clfold.Partial (bytes that are not a clfold partial)>"
+        raw = self._buffer.raw  # the header's bytes, laid out in src/core/partial.c
+        dtype = _DTYPES[_lib.lib.clfold_type_name(raw[6]).decode()].name
+        shown = [dtype, _lib.lib.clfold_op_name(raw[7]).decode()]
+        accuracy = ("exact" if raw[10] & 2 else "compensated" if raw[10] & 1 else
+                    "fp64" if raw[9] != raw[8] else None)  # the sum's scalar is not its result's
+        if accuracy:
+            shown.append(f"accuracy={accuracy!r}")
+        try:
+            shown.append(f"result={self.result()}")
+        except Error:
+            shown.append("no element")  # an argmin's or argmax's of an empty part
+        return f"<clfold.Partial {' '.join(shown)}>"
 
     def result(self) -> np.generic:
         """The result the partial stands for, in clfold's result type."""

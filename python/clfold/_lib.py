@@ -74,6 +74,7 @@ _declare("clfold_partial_finish", status_t, ctypes.c_void_p, ctypes.c_void_p)
 _declare("clfold_partial_rebase", status_t, ctypes.c_void_p, ctypes.c_uint64)
 _declare("clfold_result_type", status_t, enum_t, enum_t, ctypes.POINTER(enum_t))
 _declare("clfold_type_name", ctypes.c_char_p, enum_t)
+_declare("clfold_op_name", ctypes.c_char_p, enum_t)
 _declare("clfold_status_string", ctypes.c_char_p, status_t)
 _declare("clfold_last_error", ctypes.c_char_p, context_p)
 for _kind in ("type", "op", "kernel", "scan_kernel", "accuracy"):

@@ -247,6 +247,25 @@ def test_messages_say_what_is_expected():
             call()
 
 
+def test_reprs_show_device_and_state():
+    device = clfold.devices()[0]
+    with clfold.Context(device) as ctx:
+        assert repr(ctx) == f"<clfold.Context device={device.selector!r} name={device.name!r}>"
+    assert repr(ctx) == "<clfold.Context closed>"
+    x = np.arange(10, dtype=np.float32)
+    for partial, shown in (
+            (clfold.reduce_partial(x), "float32 sum result=45.0"),
+            (clfold.reduce_partial(x, accuracy="exact"), "float32 sum accuracy='exact' result=45.0"),
+            (clfold.reduce_partial(x, accuracy="compensated"),
+             "float32 sum accuracy='compensated' result=45.0"),
+            (clfold.reduce_partial(x, accuracy="fp64"), "float32 sum accuracy='fp64' result=45.0"),
+            (clfold.reduce_partial(np.arange(10, dtype=np.int8), "argmax").rebase(5),
+             "int8 argmax result=14"),
+            (clfold.reduce_partial(np.zeros(0, np.uint16), "argmin"), "uint16 argmin no element"),
+            (clfold.Partial(), "(bytes that are not a clfold partial)")):
+        assert repr(partial) == f"<clfold.Partial {shown}>"
+
+
 def test_library_errors_carry_status_and_message():
     with pytest.raises(clfold.Error) as caught:
         clfold.reduce(np.ones(4, np.float32), "and")
