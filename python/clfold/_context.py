@@ -597,8 +597,8 @@ def reduce(x: Array, op: str = "sum", *, axis: Axis = None, accuracy: str = "def
     none raise ValueError, as in NumPy. A pyopencl array's reduced axes must be one matrix's
     rows or columns (they are neighbours, or their axes of length 1 are): other axes would
     need its elements permuted, which the call refuses rather than copying.
-    Raises clfold.Error for what the library refuses (e.g. "and" of floats), ValueError or
-    TypeError for bad arguments.
+    Raises clfold.Error for what the library refuses (e.g. "and" of floats), ValueError,
+    TypeError or OverflowError for bad arguments (a masked array is refused with TypeError).
     """
     context = _context_for(x, context)
     return context.reduce(x, op, axis=axis, accuracy=accuracy, kernel=kernel, block=block)
@@ -636,7 +636,8 @@ def scan(x: Array, op: str = "sum", *, exclusive: bool = False, accuracy: str = 
     accuracy: float sums' "default", "compensated" or "fp64" ("exact" is refused).
     kernel, block: "auto", or the scan ladder's "kogge-stone", "blelloch", "blelloch-padded",
     and its work-group size. context: as for reduce().
-    Raises clfold.Error for what the library refuses, ValueError or TypeError for bad arguments.
+    Raises clfold.Error for what the library refuses, ValueError, TypeError or OverflowError for
+    bad arguments.
     """
     context = _context_for(x, context)
     return context.scan(x, op, exclusive=exclusive, accuracy=accuracy, kernel=kernel, block=block)
