@@ -18,7 +18,7 @@ rm -rf "$work/venv" "$work/wheel"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check .
 "$work/venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps -w "$work/wheel" .
 listing=$(unzip -Z1 "$work"/wheel/clfold-*.whl | grep -v '\.dist-info/')
-expected=$'clfold/__init__.py\nclfold/_axes.py\nclfold/_context.py\nclfold/_lib.py\nclfold/_opencl.py\nclfold/libclfold.so'
+expected=$'clfold/__init__.py\nclfold/_axes.py\nclfold/_context.py\nclfold/_lib.py\nclfold/_opencl.py\nclfold/libclfold.so\nclfold/py.typed'
 if [ "$(sort <<<"$listing")" != "$expected" ]; then
     echo "python.sh: the wheel holds, outside its metadata:" >&2
     echo "$listing" >&2

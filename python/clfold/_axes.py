@@ -2,6 +2,7 @@
 reductions (clfold_reduce_axis): the runner's src/cli/axes.c, for arrays of any layout."""
 import collections
 import math
+import operator
 
 import numpy as np
 
@@ -9,11 +10,17 @@ AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
 
 
 def _one_axis(a, ndim):
-    if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
-        raise TypeError(f"axis must be None, an int or a tuple of ints, not {type(a).__name__}")
+    """One axis as an int from 0 to ndim - 1: any integer (operator.index) but a bool."""
+    try:
+        if isinstance(a, (bool, np.bool_)):
+            raise TypeError
+        a = operator.index(a)
+    except TypeError:
+        raise TypeError("axis must be None, an int or a tuple of ints, not "
+                        f"{type(a).__name__}") from None
     if not -ndim <= a < ndim:
-        raise AxisError(int(a), ndim)
-    return int(a) % ndim
+        raise AxisError(a, ndim)
+    return a % ndim
 
 
 def normalize(axis, ndim, arg_op):

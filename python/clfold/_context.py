@@ -5,13 +5,27 @@ import ctypes
 import math
 import threading
 import weakref
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional, SupportsIndex, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _axes, _lib, _opencl
 
+if TYPE_CHECKING:
+    from pyopencl import CommandQueue as ClQueue
+    from pyopencl.array import Array as ClArray
+else:  # PyOpenCL is optional: its types are named for type checkers only
+    ClQueue = ClArray = Any
+
 Device = collections.namedtuple("Device", "selector name platform type")
 Device.__doc__ = """An OpenCL device: `selector` ("P:D") is what Context(device=...) takes."""
+
+# The annotations' names for what the calls take and give.
+Array = Union[npt.ArrayLike, ClArray]            # a host array, or a pyopencl array on the device
+Axis = Union[None, SupportsIndex, Tuple[SupportsIndex, ...]]
+DeviceChoice = Union[None, str, Device]          # as Context(device) takes it
+Result = Union[np.generic, np.ndarray]           # a NumPy scalar, or an array along some axes
 
 # NumPy's dtypes and clfold's names for them; bool, complex and object arrays have no clfold type.
 _TYPE_NAMES = {np.dtype(t): name for t, name in (
@@ -27,7 +41,7 @@ class Error(RuntimeError):
     """A failure that libclfold reported: `status` is its name (e.g. "CLFOLD_ERROR_UNSUPPORTED"),
     `code` its number, and the message is the library's own."""
 
-    def __init__(self, code, message):
+    def __init__(self, code: int, message: str) -> None:
         self.code = code
         self.status = _lib.status_name(code)
         self.message = message
@@ -39,7 +53,14 @@ def _check(code, context):
         raise Error(code, _lib.last_error(context))
 
 
-def devices():
+def _check_partial(code, why):
+    """A partial's call: the library keeps no message for those (they take no context), so
+    `why` says what the call refuses, beside bytes that are no partial."""
+    if code != 0:
+        raise Error(code, f"{why} (or the bytes are not a clfold partial)")
+
+
+def devices() -> List[Device]:
     """Every OpenCL device, numbered as clfold numbers them (a list of Device)."""
     return [Device(*entry[:4]) for entry in _opencl.list_devices()]
 
@@ -58,10 +79,14 @@ KERNELS = ("auto", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "atomic")
 SCAN_KERNELS = ("auto", "kogge-stone", "blelloch", "blelloch-padded")
 
 
-def _check_block(block):
-    if block is not None and (not isinstance(block, (int, np.integer)) or isinstance(block, bool)
-                              or block < 1 or block & (block - 1)):
-        raise ValueError(f"block must be None or a power of two, not {block!r}")
+def _block(block):
+    """The work-group size to hand the library: 0 (its choice) for None, else a power of two."""
+    if block is None:
+        return 0
+    block = _lib.integer(block, "block", ctypes.c_size_t, least=1)
+    if block & (block - 1):
+        raise ValueError(f"block must be None or a power of two, not {block}")
+    return block
 
 
 def _check_cl_array(x, queue_ptr):
@@ -84,6 +109,17 @@ def _check_cl_array(x, queue_ptr):
 def _is_pyopencl_array(x):
     module = type(x).__module__ or ""
     return module.startswith("pyopencl") and hasattr(x, "base_data") and hasattr(x, "queue")
+
+
+def _host_array(x, name="x"):
+    """`x` as a NumPy array, refusing masked arrays: numpy.asarray drops their mask, and the
+    masked elements would be reduced with the others."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a numpy.ma.MaskedArray, and clfold takes no masks: pass "
+                        f"{name}.compressed() (the unmasked elements, flattened) or "
+                        f"{name}.filled(v) (v: a value that leaves the result alone, e.g. 0 for "
+                        "a sum)")
+    return np.asarray(x)
 
 
 def _refuse_empty(op, length):
@@ -147,11 +183,13 @@ def _pitched(x, axes):
 def _check_offsets(offsets, count):
     """A segmented reduction's offsets as contiguous uint64, once NumPy-side checks pass: a 1-d
     integer array of at least one value, none negative, none decreasing, none past `count`."""
-    bounds = np.asarray(offsets)
+    bounds = _host_array(offsets, "offsets")
+    wanted = (f"offsets must be a 1-d integer array of at least one value, non-decreasing, each "
+              f"from 0 to the {count} elements (one more value than there are segments)")
+    if bounds.ndim == 1 and bounds.size == 0:
+        raise ValueError(f"{wanted}, not an empty array")
     if bounds.dtype.kind not in "iu" or bounds.ndim != 1:
-        raise TypeError(f"offsets are a 1-d array of integers, not {bounds.ndim}-d {bounds.dtype}")
-    if bounds.size == 0:
-        raise ValueError("offsets hold one more value than there are segments: at least one")
+        raise TypeError(f"{wanted}, not a {bounds.ndim}-d {bounds.dtype} array")
     if bounds.dtype.kind == "i" and (bounds < 0).any():
         first = int(np.flatnonzero(bounds < 0)[0])
         raise ValueError(f"offsets[{first}] = {bounds[first]} is negative")
@@ -188,7 +226,7 @@ class Context:
     threads run while a reduction waits on the device.
     """
 
-    def __init__(self, device=None):
+    def __init__(self, device: DeviceChoice = None) -> None:
         self._handle = None
         self._lock = threading.Lock()
         self._queue_ptr = None
@@ -202,7 +240,7 @@ class Context:
         self._handle = handle
 
     @classmethod
-    def from_queue(cls, queue):
+    def from_queue(cls, queue: ClQueue) -> "Context":
         """A context on a PyOpenCL CommandQueue, for its arrays (the library retains the queue)."""
         self = cls.__new__(cls)
         self._handle = None
@@ -214,7 +252,7 @@ class Context:
         return self
 
     @contextlib.contextmanager
-    def _open(self):
+    def _open(self) -> Iterator[None]:
         """The context's lock held, while the context is open (else ValueError)."""
         with self._lock:
             if self._handle is None:
@@ -222,7 +260,7 @@ class Context:
             yield
 
     @property
-    def device(self):
+    def device(self) -> Device:
         """The Device this context reduces on."""
         with self._open():
             mine = _lib.lib.clfold_device(self._handle)
@@ -231,17 +269,28 @@ class Context:
             raise RuntimeError("the context's device is not among the OpenCL loader's devices")
         return found[0]
 
-    def close(self):
+    def __repr__(self) -> str:
+        if self._handle is None:
+            return "<clfold.Context closed>"
+        try:
+            device = self.device
+            where = f"device={device.selector!r} name={device.name!r}"
+        except (ValueError, RuntimeError):  # closed meanwhile, or unknown to the loader
+            where = "device=unknown"
+        queue = f" queue={self._queue_ptr:#x}" if self._queue_ptr else ""
+        return f"<clfold.Context {where}{queue}>"
+
+    def close(self) -> None:
         """Releases the context's OpenCL objects; closing twice is harmless."""
         with self._lock:
             if self._handle is not None:
                 _lib.lib.clfold_destroy(self._handle)
                 self._handle = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Context":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self):
@@ -249,20 +298,21 @@ class Context:
             _lib.lib.clfold_destroy(self._handle)
             self._handle = None
 
-    def reduce(self, x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None):
+    def reduce(self, x: Array, op: str = "sum", *, axis: Axis = None, accuracy: str = "default",
+               kernel: str = "auto", block: Optional[SupportsIndex] = None) -> Result:
         """As clfold.reduce(x, ...) on this context."""
         op_value = _choice("op", op, REDUCE_OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("kernel", kernel, KERNELS)
-        _check_block(block)
+        block = _block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
-            x = np.asarray(x)
+            x = _host_array(x)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         axes = _axes.normalize(axis, x.ndim, op in _ARG_OPS)
         dtype = self._result_dtype(type_value, op_value, op, x.dtype)
         if axes is not None and len(axes) < x.ndim:  # else every element, as axis=None
-            if kernel != "auto" or block is not None:
+            if kernel != "auto" or block:
                 raise ValueError("kernel and block choose whole-array kernels: reductions along "
                                  "some axes run the device's own shape (docs/shapes.md)")
             return self._reduce_axes(x, axes, op, op_value, type_value, accuracy_value, dtype)
@@ -276,7 +326,7 @@ class Context:
             raise ValueError(f"the {op} of a Fortran-order pyopencl array: its index counts in C "
                              "order, which is not the buffer's; pass x.get()")
         with self._open():
-            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if on_device:
                 code = self._reduce_cl_array(x, type_value, op_value, result)
@@ -314,7 +364,8 @@ class Context:
             results = results.T
         return results[()] if results.ndim == 0 else results
 
-    def reduce_segments(self, x, offsets, op="sum", *, accuracy="default"):
+    def reduce_segments(self, x: Array, offsets: Array, op: str = "sum", *,
+                        accuracy: str = "default") -> np.ndarray:
         """As clfold.reduce_segments(x, offsets, ...) on this context."""
         op_value = _choice("op", op, REDUCE_OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
@@ -325,7 +376,7 @@ class Context:
                 raise ValueError("segments of a Fortran-order pyopencl array: they count its "
                                  "elements in C order, which is not the buffer's; pass x.get()")
         else:
-            x = np.asarray(x)
+            x = _host_array(x)
             x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("=")).reshape(-1)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         dtype = self._result_dtype(type_value, op_value, op, x.dtype)
@@ -367,15 +418,17 @@ class Context:
             _check(code, self._handle)
         return results
 
-    def scan(self, x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", block=None):
+    def scan(self, x: Array, op: str = "sum", *, exclusive: bool = False,
+             accuracy: str = "default", kernel: str = "auto",
+             block: Optional[SupportsIndex] = None) -> Union[np.ndarray, ClArray]:
         """As clfold.scan(x, ...) on this context."""
         op_value = _choice("op", op, OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("scan_kernel", kernel, SCAN_KERNELS)
-        _check_block(block)
+        block = _block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
-            x = np.asarray(x)
+            x = _host_array(x)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         dtype = self._result_dtype(type_value, op_value, op, x.dtype)
         mode = 1 if exclusive else 0
@@ -387,7 +440,7 @@ class Context:
             x = np.ascontiguousarray(x, dtype=x.dtype.newbyteorder("=")).reshape(-1)
             out = np.empty(x.size, dtype)
         with self._open():
-            _check(_lib.lib.clfold_set_scan_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_scan_kernel(self._handle, kernel_value, block), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if not on_device:
                 code = _lib.lib.clfold_scan_host(self._handle, x.ctypes.data, x.size, type_value,
@@ -402,20 +455,21 @@ class Context:
             _check(code, self._handle)
         return out
 
-    def reduce_partial(self, x, op="sum", *, accuracy="default", kernel="auto", block=None):
+    def reduce_partial(self, x: Array, op: str = "sum", *, accuracy: str = "default",
+                       kernel: str = "auto", block: Optional[SupportsIndex] = None) -> "Partial":
         """As clfold.reduce_partial(x, ...) on this context."""
         op_value = _choice("op", op, OPS + ("argmin", "argmax"))
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("kernel", kernel, KERNELS)
-        _check_block(block)
+        block = _block(block)
         on_device = _is_pyopencl_array(x)
         if not on_device:
-            x = np.ascontiguousarray(np.asarray(x))
+            x = np.ascontiguousarray(_host_array(x))
             x = x.astype(x.dtype.newbyteorder("="), copy=False)
         type_value = _lib.from_name("type", _clfold_type(x.dtype))
         partial = Partial()
         with self._open():
-            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block or 0), self._handle)
+            _check(_lib.lib.clfold_set_kernel(self._handle, kernel_value, block), self._handle)
             _check(_lib.lib.clfold_set_accuracy(self._handle, accuracy_value), self._handle)
             if on_device:
                 _check_cl_array(x, self._queue_ptr)
@@ -450,10 +504,11 @@ class Context:
 
 _default = None
 _queue_contexts = {}
+_device_contexts = {}
 _module_lock = threading.Lock()
 
 
-def default_context():
+def default_context() -> Context:
     """The module's own Context on the default device, created on first use."""
     global _default
     with _module_lock:
@@ -481,11 +536,30 @@ def _forget_queue(key):
         context.close()
 
 
-def _context_for(x, context):
-    """The context a call on `x` runs on: `context` if given, else the one kept for a pyopencl
-    array's queue, else the module's own."""
-    if context is not None:
+def _device_context(device):
+    """The module's Context on `device`, a selector string or a Device as Context(device) takes
+    them, created on first use and kept, as default_context() is, so that its programs are
+    built once."""
+    if isinstance(device, Device):
+        device = device.selector
+    if not isinstance(device, str):
+        raise TypeError("context must be None, a clfold.Context, a device selector string "
+                        f"(\"0:1\", part of a device's name) or a clfold.Device, not "
+                        f"{type(device).__name__}")
+    with _module_lock:
+        context = _device_contexts.get(device)
+        if context is None:
+            context = _device_contexts[device] = Context(device)
         return context
+
+
+def _context_for(x, context):
+    """The context a call on `x` runs on: `context` if it is one, the module's own on a device
+    if it names one, else the one kept for a pyopencl array's queue, else the module's own."""
+    if isinstance(context, Context):
+        return context
+    if context is not None:
+        return _device_context(context)
     if _is_pyopencl_array(x):
         if x.queue is None:
             raise ValueError("a pyopencl array without a queue: give it one (x.with_queue(q)) "
@@ -494,7 +568,9 @@ def _context_for(x, context):
     return default_context()
 
 
-def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=None, context=None):
+def reduce(x: Array, op: str = "sum", *, axis: Axis = None, accuracy: str = "default",
+           kernel: str = "auto", block: Optional[SupportsIndex] = None,
+           context: Union[Context, DeviceChoice] = None) -> Result:
     """Reduces every element of `x` with `op` and returns a NumPy scalar.
 
     x: a NumPy array, anything NumPy can view (the buffer protocol, lists), or a
@@ -510,8 +586,9 @@ def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=N
     accuracy: float sums' "default", "compensated", "fp64" or "exact" (correctly rounded).
     kernel, block: "auto", or Harris's "k1".."k7" or "atomic", and its work-group size; for
     whole-array reductions only (along some axes the device's own shape runs).
-    context: a Context; by default the module's own (default_context()), or for a PyOpenCL
-    array one kept for its queue.
+    context: a Context, or a device as Context(device) takes it (a selector string or a
+    Device: the module keeps one Context per such device, made on first use); by default the
+    module's own (default_context()), or for a PyOpenCL array one kept for its queue.
 
     The result has clfold's result type: integer sums and products in 64 bits (int64 or
     uint64), every float16 result as float32, argmin and argmax as int64, other results in the
@@ -520,14 +597,15 @@ def reduce(x, op="sum", *, axis=None, accuracy="default", kernel="auto", block=N
     none raise ValueError, as in NumPy. A pyopencl array's reduced axes must be one matrix's
     rows or columns (they are neighbours, or their axes of length 1 are): other axes would
     need its elements permuted, which the call refuses rather than copying.
-    Raises clfold.Error for what the library refuses (e.g. "and" of floats), ValueError or
-    TypeError for bad arguments.
+    Raises clfold.Error for what the library refuses (e.g. "and" of floats), ValueError,
+    TypeError or OverflowError for bad arguments (a masked array is refused with TypeError).
     """
     context = _context_for(x, context)
     return context.reduce(x, op, axis=axis, accuracy=accuracy, kernel=kernel, block=block)
 
 
-def reduce_segments(x, offsets, op="sum", *, accuracy="default", context=None):
+def reduce_segments(x: Array, offsets: Array, op: str = "sum", *, accuracy: str = "default",
+                    context: Union[Context, DeviceChoice] = None) -> np.ndarray:
     """Reduces each segment of the flattened `x` (C order): segment s is elements
     offsets[s] .. offsets[s + 1] - 1, CSR style, as CUB's segmented reduce takes them.
     Returns a 1-d NumPy array of len(offsets) - 1 results of reduce()'s result type.
@@ -544,8 +622,9 @@ def reduce_segments(x, offsets, op="sum", *, accuracy="default", context=None):
     return context.reduce_segments(x, offsets, op, accuracy=accuracy)
 
 
-def scan(x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", block=None,
-         context=None):
+def scan(x: Array, op: str = "sum", *, exclusive: bool = False, accuracy: str = "default",
+         kernel: str = "auto", block: Optional[SupportsIndex] = None,
+         context: Union[Context, DeviceChoice] = None) -> Union[np.ndarray, ClArray]:
     """The running reduction of `x` by `op`: numpy.cumsum(x) for "sum", numpy.cumprod for
     "prod", numpy.minimum.accumulate, maximum, bitwise_and, _or and _xor's for the others, on
     the flattened array (C order), as those do without an axis. A 1-d array of clfold's result
@@ -557,7 +636,8 @@ def scan(x, op="sum", *, exclusive=False, accuracy="default", kernel="auto", blo
     accuracy: float sums' "default", "compensated" or "fp64" ("exact" is refused).
     kernel, block: "auto", or the scan ladder's "kogge-stone", "blelloch", "blelloch-padded",
     and its work-group size. context: as for reduce().
-    Raises clfold.Error for what the library refuses, ValueError or TypeError for bad arguments.
+    Raises clfold.Error for what the library refuses, ValueError, TypeError or OverflowError for
+    bad arguments.
     """
     context = _context_for(x, context)
     return context.scan(x, op, exclusive=exclusive, accuracy=accuracy, kernel=kernel, block=block)
@@ -572,40 +652,67 @@ class Partial:
     p.result() is the whole's result as a NumPy scalar.
     """
 
-    def __init__(self, data=None):
+    def __init__(self, data: Union[None, bytes, bytearray, memoryview] = None) -> None:
         self._buffer = ctypes.create_string_buffer(_lib.PARTIAL_BYTES)
+        if isinstance(data, (int, np.integer)):
+            raise TypeError("Partial takes the bytes of a partial, not an integer")
         if data is not None:
             data = bytes(data)
             if len(data) != _lib.PARTIAL_BYTES:
                 raise ValueError(f"a clfold partial is {_lib.PARTIAL_BYTES} bytes, not {len(data)}")
             ctypes.memmove(self._buffer, data, len(data))
 
-    def __bytes__(self):
+    def __bytes__(self) -> bytes:
         return self._buffer.raw
 
-    def merge(self, other):
+    def merge(self, other: "Partial") -> "Partial":
         """Folds `other` into this partial and returns this one."""
         if not isinstance(other, Partial):
             raise TypeError(f"merge takes a clfold.Partial, not {type(other).__name__}")
-        _check(_lib.lib.clfold_partial_merge(self._buffer, other._buffer), None)
+        _check_partial(_lib.lib.clfold_partial_merge(self._buffer, other._buffer),
+                       "partials merge only with partials of the same type, operator and accuracy")
         return self
 
-    def rebase(self, first):
-        """An argmin's or argmax's partial of a part that starts at element `first` of the whole."""
-        _check(_lib.lib.clfold_partial_rebase(self._buffer, int(first)), None)
+    def rebase(self, first: SupportsIndex) -> "Partial":
+        """An argmin's or argmax's partial of a part that starts at element `first` of the whole.
+        `first` is an element index, so it fits the int64 that the result's index is."""
+        first = _lib.integer(first, "first", ctypes.c_int64)
+        _check_partial(_lib.lib.clfold_partial_rebase(self._buffer, first),
+                       "only an argmin's or argmax's partial has an index to rebase")
         return self
 
-    def result(self):
+    def __repr__(self) -> str:
+        copy = ctypes.create_string_buffer(self._buffer.raw, _lib.PARTIAL_BYTES)
+        if _lib.lib.clfold_partial_merge(copy, copy) != 0:  # succeeds for any partial
+            return "<clfold.Partial (bytes that are not a clfold partial)>"
+        raw = self._buffer.raw  # the header's bytes, laid out in src/core/partial.c
+        dtype = _DTYPES[_lib.lib.clfold_type_name(raw[6]).decode()].name
+        shown = [dtype, _lib.lib.clfold_op_name(raw[7]).decode()]
+        accuracy = ("exact" if raw[10] & 2 else "compensated" if raw[10] & 1 else
+                    "fp64" if raw[9] != raw[8] else None)  # the sum's scalar is not its result's
+        if accuracy:
+            shown.append(f"accuracy={accuracy!r}")
+        try:
+            shown.append(f"result={self.result()}")
+        except Error:
+            shown.append("no element")  # an argmin's or argmax's of an empty part
+        return f"<clfold.Partial {' '.join(shown)}>"
+
+    def result(self) -> np.generic:
         """The result the partial stands for, in clfold's result type."""
         raw = self._buffer.raw
         result_type = _lib.enum_t()
-        _check(_lib.lib.clfold_result_type(raw[6], raw[7], ctypes.byref(result_type)), None)
+        _check_partial(_lib.lib.clfold_result_type(raw[6], raw[7], ctypes.byref(result_type)),
+                       "the type and operator do not go together")
         value = np.zeros((), dtype=_DTYPES[_lib.lib.clfold_type_name(result_type.value).decode()])
-        _check(_lib.lib.clfold_partial_finish(self._buffer, value.ctypes.data), None)
+        _check_partial(_lib.lib.clfold_partial_finish(self._buffer, value.ctypes.data),
+                       "an argmin or argmax of no element has no index")
         return value[()]
 
 
-def reduce_partial(x, op="sum", *, accuracy="default", kernel="auto", block=None, context=None):
+def reduce_partial(x: Array, op: str = "sum", *, accuracy: str = "default", kernel: str = "auto",
+                   block: Optional[SupportsIndex] = None,
+                   context: Union[Context, DeviceChoice] = None) -> Partial:
     """The reduction of `x` (one part of a larger array) as a clfold.Partial, to merge with the
     other parts' and finish: clfold.reduce_partial(a).merge(clfold.reduce_partial(b)).result().
     An empty part is the operator's identity (for argmin and argmax, no element yet). Arguments

@@ -6,8 +6,11 @@ the GIL during every call into it, so other Python threads run while a
 reduction waits on the device.
 """
 import ctypes
+import operator
 import os
 import sys
+
+import numpy as np
 
 _NAME = {"linux": "libclfold.so", "darwin": "libclfold.dylib", "win32": "clfold.dll"}.get(
     sys.platform, "libclfold.so")
@@ -71,6 +74,7 @@ _declare("clfold_partial_finish", status_t, ctypes.c_void_p, ctypes.c_void_p)
 _declare("clfold_partial_rebase", status_t, ctypes.c_void_p, ctypes.c_uint64)
 _declare("clfold_result_type", status_t, enum_t, enum_t, ctypes.POINTER(enum_t))
 _declare("clfold_type_name", ctypes.c_char_p, enum_t)
+_declare("clfold_op_name", ctypes.c_char_p, enum_t)
 _declare("clfold_status_string", ctypes.c_char_p, status_t)
 _declare("clfold_last_error", ctypes.c_char_p, context_p)
 for _kind in ("type", "op", "kernel", "scan_kernel", "accuracy"):
@@ -84,6 +88,30 @@ def from_name(kind, name):
     if not isinstance(name, str) or parse(name.encode(), ctypes.byref(value)) != 0:
         return None
     return value.value
+
+
+def integer(value, name, ctype, least=0):
+    """`value` as the Python int that an argument of `ctype` receives, checked as NumPy checks
+    its integer arguments, since ctypes wraps an integer outside its C type without a word:
+    TypeError for anything but an integer (operator.index: NumPy's integer scalars pass, bools
+    do not), ValueError below `least` (negative where the argument cannot be), OverflowError
+    outside the C type."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, not a bool")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
+    if number < least:
+        raise ValueError(f"{name} must be at least {least}, not {number}")
+    bits = 8 * ctypes.sizeof(ctype)
+    signed = ctype(-1).value < 0
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if not low <= number <= high:
+        kind = "a signed" if signed else "an unsigned"
+        raise OverflowError(f"{name} = {number} does not fit in {kind} {bits}-bit integer "
+                            f"({low} to {high})")
+    return number
 
 
 def status_name(status):

@@ -3,8 +3,11 @@
 Run from an environment where `pip install .` put clfold: `python -m pytest python/tests`.
 """
 import faulthandler
+import inspect
 import math
+import os
 import threading
+import typing
 from fractions import Fraction
 
 import numpy as np
@@ -176,6 +179,91 @@ def test_bad_arguments():
         clfold.reduce(x.reshape(2, 5), axis=(0, -2))
     with pytest.raises(TypeError, match="axis"):
         clfold.reduce(x, axis=0.5)
+
+
+def test_masked_arrays_are_refused():
+    # np.asarray drops a mask: reducing the data would count the masked elements too.
+    x = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    calls = (lambda: clfold.reduce(x), lambda: clfold.reduce(x, axis=0),
+             lambda: clfold.reduce_segments(x, [0, 3]), lambda: clfold.scan(x),
+             lambda: clfold.reduce_partial(x), lambda: clfold.default_context().reduce(x),
+             lambda: clfold.reduce_segments(np.arange(3.0), np.ma.masked_array([0, 3], mask=[0, 1]))
+             )
+    for call in calls:
+        with pytest.raises(TypeError, match=r"MaskedArray.*compressed\(\).*filled\("):
+            call()
+
+
+def test_integer_arguments_are_checked_before_ctypes():
+    # ctypes wraps integers into its C types without a word: 2**64 became block 0 (the default).
+    x = np.arange(10, dtype=np.float32)
+    calls = (lambda b: clfold.reduce(x, kernel="k3", block=b), lambda b: clfold.scan(x, block=b),
+             lambda b: clfold.reduce_partial(x, kernel="k3", block=b))
+    for call in calls:
+        for block, error in ((2**64, OverflowError), (2**65, OverflowError), (-4, ValueError),
+                             (4.0, TypeError), (True, TypeError), ("4", TypeError)):
+            with pytest.raises(error, match="block"):
+                call(block)
+        call(np.int64(64))                                    # NumPy integers are integers
+    assert clfold.reduce(x, kernel="k3", block=np.uint16(64)) == 45
+    argmax = clfold.reduce_partial(np.arange(10), "argmax")
+    for first, error in ((-5, ValueError), (2**64 + 7, OverflowError), (2**63, OverflowError),
+                         (5.0, TypeError), (None, TypeError)):
+        with pytest.raises(error, match="first"):
+            argmax.rebase(first)
+    assert argmax.result() == 9                               # the refusals left it alone
+    assert argmax.rebase(np.uint64(7)).result() == 16
+    with pytest.raises(TypeError, match="bytes"):
+        clfold.Partial(320)                                   # bytes(320) would be 320 zeros
+
+
+def test_messages_say_what_is_expected():
+    x = np.arange(10, dtype=np.float64)
+    wanted = r"offsets must be a 1-d integer array of at least one value, non-decreasing"
+    for bad in ([], np.zeros(0, np.int64)):
+        with pytest.raises(ValueError, match=wanted):
+            clfold.reduce_segments(x, bad)
+    for bad in ([0.0, 1.0], [[0, 3]], "0,3"):
+        with pytest.raises(TypeError, match=wanted):
+            clfold.reduce_segments(x, bad)
+    device = clfold.devices()[0]
+    for context in (device.selector, device):                # as Context(device) takes them
+        assert clfold.reduce(x, context=context) == 45
+        assert np.array_equal(clfold.scan(x, context=context), np.cumsum(x))
+        assert np.array_equal(clfold.reduce_segments(x, [0, 4, 10], context=context), [6, 39])
+        assert clfold.reduce_partial(x, "max", context=context).result() == 9
+    with pytest.raises(TypeError, match="context must be None, a clfold.Context, a device"):
+        clfold.reduce(x, context=0)
+    with pytest.raises(clfold.Error, match="no OpenCL device matches"):
+        clfold.reduce(x, context="no such device")
+    # A partial's refusal says what a partial needs, not the message of an earlier failure.
+    empty_argmax = clfold.reduce_partial(np.zeros(0, np.int8), "argmax")
+    for call, message in ((lambda: clfold.Partial(bytes(320)).result(), "not a clfold partial"),
+                          (lambda: empty_argmax.result(), "no element"),
+                          (lambda: clfold.reduce_partial(x).rebase(3), "argmin's or argmax's"),
+                          (lambda: clfold.reduce_partial(x).merge(clfold.reduce_partial(x, "max")),
+                           "same type, operator and accuracy")):
+        with pytest.raises(clfold.Error, match=message):
+            call()
+
+
+def test_reprs_show_device_and_state():
+    device = clfold.devices()[0]
+    with clfold.Context(device) as ctx:
+        assert repr(ctx) == f"<clfold.Context device={device.selector!r} name={device.name!r}>"
+    assert repr(ctx) == "<clfold.Context closed>"
+    x = np.arange(10, dtype=np.float32)
+    for partial, shown in (
+            (clfold.reduce_partial(x), "float32 sum result=45.0"),
+            (clfold.reduce_partial(x, accuracy="exact"), "float32 sum accuracy='exact' result=45.0"),
+            (clfold.reduce_partial(x, accuracy="compensated"),
+             "float32 sum accuracy='compensated' result=45.0"),
+            (clfold.reduce_partial(x, accuracy="fp64"), "float32 sum accuracy='fp64' result=45.0"),
+            (clfold.reduce_partial(np.arange(10, dtype=np.int8), "argmax").rebase(5),
+             "int8 argmax result=14"),
+            (clfold.reduce_partial(np.zeros(0, np.uint16), "argmin"), "uint16 argmin no element"),
+            (clfold.Partial(), "(bytes that are not a clfold partial)")):
+        assert repr(partial) == f"<clfold.Partial {shown}>"
 
 
 def test_library_errors_carry_status_and_message():
@@ -580,3 +668,19 @@ def test_partials_of_pyopencl_arrays(queue):
     total.merge(clfold.reduce_partial(x[20000:], accuracy="exact"))  # one part on the host
     total.merge(clfold.reduce_partial(a[:0], accuracy="exact"))
     assert total.result() == math.fsum(x)
+
+
+def test_the_package_is_typed():
+    # py.typed (PEP 561) tells type checkers to read the annotations of the installed package.
+    assert os.path.isfile(os.path.join(os.path.dirname(clfold.__file__), "py.typed"))
+    public = [getattr(clfold, name) for name in clfold.__all__ if callable(getattr(clfold, name))]
+    methods = [getattr(cls, name) for cls in (clfold.Context, clfold.Partial, clfold.Error)
+               for name in vars(cls) if inspect.isroutine(getattr(cls, name))
+               and (not name.startswith("_") or name in ("__init__", "__bytes__"))]
+    methods += [clfold.Context.device.fget]
+    for function in public + methods:
+        if inspect.isclass(function):
+            continue  # checked through its methods
+        hints = typing.get_type_hints(function)
+        names = set(inspect.signature(function).parameters) - {"self", "cls"}
+        assert names <= set(hints) and "return" in hints, function.__qualname__
