@@ -45,6 +45,13 @@ struct merge_cell {
     double best_ms, gbps, read_gbps; /* read_gbps <= 0: not measured */
 };
 
+/* A hash set of keys (open addressing, linear probing): each slot a key's index + 1, 0 empty. */
+struct merge_index {
+    size_t *slots;
+    size_t capacity;           /* a power of two, or 0: not built */
+    size_t count;
+};
+
 struct merge_table {
     struct merge_column columns[MERGE_MAX_COLUMNS];
     size_t n_columns;
@@ -52,6 +59,8 @@ struct merge_table {
     struct merge_cell *cells;  /* n_keys rows of MERGE_MAX_COLUMNS */
     size_t n_keys, cap_keys;
     int n_runs;
+    struct merge_index by_key;   /* every key, by (shape, type, op, kernel, n) */
+    struct merge_index by_group; /* a key of each (shape, type, op, kernel), which holds its order */
 };
 
 /*
