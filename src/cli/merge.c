@@ -121,7 +121,7 @@ static int reserve_row(struct merge_table *t)
     if (keys == NULL)
         return -1;
     t->keys = keys;
-    struct merge_cell *cells = realloc(t->cells, more * MERGE_MAX_COLUMNS * sizeof *cells);
+    struct merge_cell *cells = realloc(t->cells, more * t->stride * sizeof *cells + 1);
     if (cells == NULL)
         return -1;
     t->cells = cells;
@@ -138,11 +138,11 @@ static struct merge_cell *row_of(struct merge_table *t, const struct merge_key *
         return NULL;
     size_t *slot = find_slot(t, &t->by_key, key), k = t->n_keys;
     if (*slot != 0)
-        return &t->cells[(*slot - 1) * MERGE_MAX_COLUMNS];
+        return &t->cells[(*slot - 1) * t->stride];
     size_t *group = find_slot(t, &t->by_group, key);
     t->keys[k] = *key;
     t->keys[k].order = *group != 0 ? t->keys[*group - 1].order : k;
-    memset(&t->cells[k * MERGE_MAX_COLUMNS], 0, MERGE_MAX_COLUMNS * sizeof *t->cells);
+    memset(&t->cells[k * t->stride], 0, t->stride * sizeof *t->cells);
     *slot = k + 1;
     t->by_key.count++;
     if (*group == 0) {
@@ -150,7 +150,25 @@ static struct merge_cell *row_of(struct merge_table *t, const struct merge_key *
         t->by_group.count++;
     }
     t->n_keys++;
-    return &t->cells[k * MERGE_MAX_COLUMNS];
+    return &t->cells[k * t->stride];
+}
+
+/*
+ * Widens every row to `stride` cells, the new ones empty; 0, or -1 without
+ * memory. Rows start narrow and double as columns come, so that a table of
+ * one or two devices holds two or four cells a row, not MERGE_MAX_COLUMNS.
+ */
+static int widen_rows(struct merge_table *t, size_t stride)
+{
+    struct merge_cell *cells = calloc(t->cap_keys * stride + 1, sizeof *cells);
+    if (cells == NULL)
+        return -1;
+    for (size_t k = 0; k < t->n_keys; k++)
+        memcpy(&cells[k * stride], &t->cells[k * t->stride], t->stride * sizeof *cells);
+    free(t->cells);
+    t->cells = cells;
+    t->stride = stride;
+    return 0;
 }
 
 static int add_column(struct merge_table *t, int run, const char *device, const char *source,
@@ -158,6 +176,11 @@ static int add_column(struct merge_table *t, int run, const char *device, const 
 {
     if (t->n_columns == MERGE_MAX_COLUMNS) {
         snprintf(err, cap, "more than %d devices and peers to put side by side", MERGE_MAX_COLUMNS);
+        return -1;
+    }
+    size_t wider = t->stride ? 2 * t->stride : 2;
+    if (t->n_columns == t->stride && widen_rows(t, wider < MERGE_MAX_COLUMNS ? wider : MERGE_MAX_COLUMNS) != 0) {
+        snprintf(err, cap, "out of memory");
         return -1;
     }
     struct merge_column *c = &t->columns[t->n_columns];
@@ -398,7 +421,7 @@ void merge_sort(struct merge_table *t)
 {
     size_t *index = malloc(t->n_keys * sizeof *index + 1);
     struct merge_key *keys = malloc(t->n_keys * sizeof *keys + 1);
-    struct merge_cell *cells = malloc(t->n_keys * MERGE_MAX_COLUMNS * sizeof *cells + 1);
+    struct merge_cell *cells = malloc(t->n_keys * t->stride * sizeof *cells + 1);
     if (index != NULL && keys != NULL && cells != NULL) {
         for (size_t k = 0; k < t->n_keys; k++)
             index[k] = k;
@@ -406,8 +429,7 @@ void merge_sort(struct merge_table *t)
         qsort(index, t->n_keys, sizeof *index, compare_rows);
         for (size_t k = 0; k < t->n_keys; k++) {
             keys[k] = t->keys[index[k]];
-            memcpy(&cells[k * MERGE_MAX_COLUMNS], &t->cells[index[k] * MERGE_MAX_COLUMNS],
-                   MERGE_MAX_COLUMNS * sizeof *cells);
+            memcpy(&cells[k * t->stride], &t->cells[index[k] * t->stride], t->stride * sizeof *cells);
         }
         free(t->keys);
         free(t->cells);
@@ -431,7 +453,7 @@ size_t merge_shared_rows(const struct merge_table *t)
         int first_run = -1;
         bool two = false;
         for (size_t c = 0; c < t->n_columns && !two; c++) {
-            if (!t->cells[k * MERGE_MAX_COLUMNS + c].present)
+            if (!t->cells[k * t->stride + c].present)
                 continue;
             if (first_run < 0)
                 first_run = t->columns[c].run;
@@ -497,7 +519,7 @@ int merge_baseline(const struct merge_table *t, const char *name, char *err, siz
 /* The cell of row k, column c. */
 static const struct merge_cell *cell_at(const struct merge_table *t, size_t k, size_t c)
 {
-    return &t->cells[k * MERGE_MAX_COLUMNS + c];
+    return &t->cells[k * t->stride + c];
 }
 
 static double read_percent(const struct merge_cell *cell)
@@ -714,7 +736,7 @@ void merge_release(struct merge_table *t)
     free(t->cells);
     t->keys = NULL;
     t->cells = NULL;
-    t->n_keys = t->cap_keys = 0;
+    t->n_keys = t->cap_keys = t->stride = 0;
     drop_index(&t->by_key);
     drop_index(&t->by_group);
 }

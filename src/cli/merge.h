@@ -56,7 +56,8 @@ struct merge_table {
     struct merge_column columns[MERGE_MAX_COLUMNS];
     size_t n_columns;
     struct merge_key *keys;
-    struct merge_cell *cells;  /* n_keys rows of MERGE_MAX_COLUMNS */
+    struct merge_cell *cells;  /* n_keys rows of `stride` cells */
+    size_t stride;             /* cells a row: room for the columns, up to MERGE_MAX_COLUMNS */
     size_t n_keys, cap_keys;
     int n_runs;
     struct merge_index by_key;   /* every key, by (shape, type, op, kernel, n) */
