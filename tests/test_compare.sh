@@ -104,6 +104,27 @@ expect_message 'share no rows'
 expect_usage_error "$clfold" compare "$work/a.json" "$work/b.json" --baseline no-such-column
 expect_usage_error "$clfold" compare "$work/a.json" "$work/b.json" --baseline "fake on"
 expect_usage_error "$clfold" compare "$work/no-such-file.json"
+
+# The size limit admits a run of exactly 256 MiB and refuses one byte more, from a
+# file (by its size, before reading) and from a pipe (by what it reads). The runs
+# are a.json padded with spaces, which JSON takes as space after the value.
+limit=$((256 << 20))
+cp "$work/a.json" "$work/big.json"
+head -c $((limit - $(wc -c <"$work/a.json"))) /dev/zero | tr '\0' ' ' >>"$work/big.json"
+expect_status 0 "$clfold" compare "$work/big.json"
+[ "$(wc -c <"$work/big.json")" -eq "$limit" ] && grep -Eq '^float +sum +4099 +k3 ' "$work/out" ||
+    fail "compare of exactly 256 MiB: $(head -c 300 "$work/out")"
+expect_status 0 "$clfold" compare /dev/stdin < <(cat "$work/big.json")
+printf ' ' >>"$work/big.json"
+expect_usage_error "$clfold" compare "$work/big.json"
+expect_message 'big\.json: larger than 256 MiB'
+expect_usage_error "$clfold" compare /dev/stdin < <(cat "$work/big.json")
+expect_message 'stdin: larger than 256 MiB'
+rm "$work/big.json"
+truncate -s 1T "$work/huge.json"
+expect_usage_error "$clfold" compare "$work/huge.json"
+expect_message 'huge\.json: larger than 256 MiB'
+rm "$work/huge.json"
 expect_usage_error "$clfold" compare
 expect_usage_error "$clfold" compare "$work/a.json" -d 0:0
 

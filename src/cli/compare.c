@@ -6,9 +6,11 @@
  * JSON, another schema or version, runs that share no rows) is exit status
  * 2 with one line on stderr, and nothing on stdout.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench.h"
 #include "commands.h"
@@ -16,24 +18,38 @@
 #include "json.h"
 #include "merge.h"
 
-#define MAX_RUN_BYTES (256u << 20)
+#define MAX_RUN_BYTES ((size_t)256 << 20)
 
-/* Reads the whole file; NULL with the reason in err. */
+/*
+ * Reads the whole file, at most MAX_RUN_BYTES; NULL with the reason in err.
+ * A regular file's size is checked before anything is read; any other (a
+ * pipe) is read into room for one byte more than the limit, so that a text
+ * of exactly the limit ends there and one byte more is seen.
+ */
 static char *read_file(const char *path, size_t *size, char *err, size_t cap)
 {
     FILE *file = fopen(path, "rb");
+    struct stat about;
     char *text = NULL;
     size_t used = 0, room = 0;
     if (file == NULL) {
         snprintf(err, cap, "cannot open it");
         return NULL;
     }
-    for (;;) {
+    err[0] = '\0';
+    if (fstat(fileno(file), &about) == 0 && S_ISREG(about.st_mode) &&
+        (uintmax_t)about.st_size > MAX_RUN_BYTES)
+        snprintf(err, cap, "larger than %zu MiB (%jd bytes)", MAX_RUN_BYTES >> 20, (intmax_t)about.st_size);
+    while (err[0] == '\0') {
+        if (used > MAX_RUN_BYTES) {
+            snprintf(err, cap, "larger than %zu MiB", MAX_RUN_BYTES >> 20);
+            break;
+        }
         if (used == room) {
-            room = room ? 2 * room : 65536;
-            char *more = room <= MAX_RUN_BYTES ? realloc(text, room) : NULL;
+            room = room == 0 ? 65536 : 2 * room <= MAX_RUN_BYTES ? 2 * room : MAX_RUN_BYTES + 1;
+            char *more = realloc(text, room);
             if (more == NULL) {
-                snprintf(err, cap, "larger than %u MiB, or out of memory", MAX_RUN_BYTES >> 20);
+                snprintf(err, cap, "out of memory after %zu bytes of it", used);
                 break;
             }
             text = more;
@@ -43,8 +59,6 @@ static char *read_file(const char *path, size_t *size, char *err, size_t cap)
         if (got == 0) {
             if (ferror(file))
                 snprintf(err, cap, "cannot read it");
-            else
-                err[0] = '\0';
             break;
         }
     }
