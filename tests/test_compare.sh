@@ -85,6 +85,40 @@ expect_status 1 env PATH="$work/bin" "$clfold" compare "$work/a.json" --plot "$w
     [ ! -e "$work/none.png" ] && grep -q '^float ' "$work/out" ||
     fail "compare --plot without gnuplot: $(cat "$work/err")"
 
+# A device named with control characters (ESC, BEL, a newline, a tab, U+009B, a
+# C1 control that some terminals take as ESC [) and a backslash: the table
+# escapes them (\x1b, \x07, \n, \t, \u009b, \\) and writes no control
+# character; CSV keeps a line a cell, C0 controls as spaces; JSON gives the name
+# back exactly; an error naming it is one line.
+python3 - "$work/a.json" "$work/evil.json" "$work/evil-bad.json" <<'PY' || fail "cannot make the evil run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["devices"][0]["name"] = "Evil\x1b[2J\x07GPU\nline\t2\\x\x9b"
+json.dump(d, open(sys.argv[2], "w"))
+del d["devices"][0]["rows"][1]["best_ms"]
+json.dump(d, open(sys.argv[3], "w"))
+PY
+expect_status 0 "$clfold" compare "$work/evil.json"
+grep -Fq '  A  Evil\x1b[2J\x07GPU\nline\t2\\x\u009b  (' "$work/out" &&
+    ! LC_ALL=C grep -q '[[:cntrl:]]' "$work/out" && ! grep -q $'\xc2\x9b' "$work/out" ||
+    fail "compare: the device's name not escaped: $(head -3 "$work/out" | od -c | head -8)"
+expect_status 0 "$clfold" compare "$work/evil.json" --format csv
+python3 - "$work/out" <<'PY' || fail "compare --format csv of the evil name: $(head -3 "$work/out")"
+import csv, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+assert lines[-1] == "" and len(lines) == 1 + 8 + 1, lines
+for row in csv.reader(lines[1:-1]):
+    assert len(row) == 14 and row[6] == "Evil [2J GPU line 2\\x\x9b", row
+PY
+expect_status 0 "$clfold" compare "$work/evil.json" --format json
+python3 - "$work/out" <<'PY' || fail "compare --format json of the evil name: $(head -c 300 "$work/out")"
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert d["columns"][0]["device"] == "Evil\x1b[2J\x07GPU\nline\t2\\x\x9b", d["columns"][0]
+PY
+expect_usage_error "$clfold" compare "$work/evil-bad.json"
+expect_message 'device "Evil\\x1b\[2J\\x07GPU\\nline\\t2\\\\x\\u009b", row 1'
+
 # Bad input: exit 2, one line on stderr, nothing on stdout.
 printf 'type,n\nfloat,10\n' >"$work/not.json"
 expect_usage_error "$clfold" compare "$work/a.json" "$work/not.json"

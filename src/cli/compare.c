@@ -17,6 +17,7 @@
 #include "common.h"
 #include "json.h"
 #include "merge.h"
+#include "output.h"
 
 #define MAX_RUN_BYTES ((size_t)256 << 20)
 
@@ -83,8 +84,9 @@ static int check_schema(const struct json_value *doc, char *err, size_t cap)
         return -1;
     }
     if (strcmp(name, BENCH_SCHEMA_NAME) != 0 || version != BENCH_SCHEMA_VERSION) {
-        snprintf(err, cap, "schema \"%.64s\" version %g is not one this clfold reads (%s version %d)",
-                 name, version, BENCH_SCHEMA_NAME, BENCH_SCHEMA_VERSION);
+        char shown[100];
+        snprintf(err, cap, "schema \"%s\" version %g is not one this clfold reads (%s version %d)",
+                 plain_text(shown, sizeof shown, name), version, BENCH_SCHEMA_NAME, BENCH_SCHEMA_VERSION);
         return -1;
     }
     if (json_member(doc, "devices") == NULL || json_member(doc, "devices")->kind != JSON_ARRAY) {
@@ -142,7 +144,9 @@ static int add_run(struct merge_table *table, int run, const char *path, const s
         }
         for (size_t r = 0; r < rows->length; r++) {
             if (row_of(&rows->items[r], shape != NULL ? shape : "whole", &merged[r]) != 0) {
-                snprintf(err, cap, "device \"%.64s\", row %zu: a field is missing or wrong", name, r);
+                char shown[100];
+                snprintf(err, cap, "device \"%s\", row %zu: a field is missing or wrong",
+                         plain_text(shown, sizeof shown, name), r);
                 free(merged);
                 return -1;
             }
@@ -170,7 +174,8 @@ static int merge_file(struct merge_table *table, int run, const char *path)
     }
     if (doc == NULL || check_schema(doc, err, sizeof err) != 0 ||
         add_run(table, run, path, doc, err, sizeof err) != 0) {
-        cli_error("%s: %s", path, err);
+        char shown[1024];
+        cli_error("%s: %s", plain_text(shown, sizeof shown, path), err);
         status = EXIT_BAD_INPUT;
     }
     json_free(doc);

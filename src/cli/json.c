@@ -353,6 +353,25 @@ void json_free(struct json_value *root)
     free(root);
 }
 
+size_t json_utf8_length(const char *s, size_t avail)
+{
+    static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
+    const unsigned char *u = (const unsigned char *)s;
+    if (avail == 0)
+        return 0;
+    size_t n = u[0] < 0x80 ? 1 : u[0] >= 0xc2 && u[0] <= 0xdf ? 2 : u[0] >= 0xe0 && u[0] <= 0xef ? 3
+             : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : 0;
+    if (n == 0 || avail < n)
+        return 0;
+    unsigned long cp = u[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) { /* a NUL is no continuation byte: the loop stops there */
+        if ((u[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (u[i] & 0x3f);
+    }
+    return cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000) ? 0 : n;
+}
+
 const struct json_value *json_member(const struct json_value *object, const char *key)
 {
     if (object == NULL || object->kind != JSON_OBJECT)

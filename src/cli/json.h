@@ -42,4 +42,12 @@ const char *json_member_string(const struct json_value *object, const char *key)
 /* The member's number, or `otherwise` where it is absent or not a number. */
 double json_member_number(const struct json_value *object, const char *key, double otherwise);
 
+/*
+ * The length in bytes (1 to 4) of the UTF-8 character that starts s, reading
+ * at most `avail` bytes and never past a NUL; 0 where the bytes are not one
+ * (a stray continuation byte, a cut or overlong sequence, a UTF-16 surrogate,
+ * or a code point above U+10FFFF).
+ */
+size_t json_utf8_length(const char *s, size_t avail);
+
 #endif /* CLFOLD_CLI_JSON_H */

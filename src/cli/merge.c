@@ -505,14 +505,13 @@ int merge_baseline(const struct merge_table *t, const char *name, char *err, siz
         count = columns_holding(t, name, false, &found);
     if (count == 1)
         return found;
+    char asked[PLAIN_TEXT_CAP(64)], first[PLAIN_TEXT_CAP(sizeof t->columns[0].name)];
+    plain_text(asked, sizeof asked, name);
     if (count == 0)
-        snprintf(err, cap, "--baseline \"%s\" names no column (the columns: %s%s)", name,
-                 t->columns[0].name, t->n_columns > 1 ? ", ..." : "");
+        snprintf(err, cap, "--baseline \"%s\" names no column (the columns: %s%s)", asked,
+                 plain_text(first, sizeof first, t->columns[0].name), t->n_columns > 1 ? ", ..." : "");
     else
-        snprintf(err, cap, "--baseline \"%s\" names %d columns; give more of one's name", name, count);
-    for (char *c = err; cap > 0 && *c != '\0'; c++)
-        if ((unsigned char)*c < 0x20)
-            *c = '?';
+        snprintf(err, cap, "--baseline \"%s\" names %d columns; give more of one's name", asked, count);
     return -1;
 }
 
@@ -562,13 +561,17 @@ static void print_legend(const struct merge_table *t)
     printf("x base: GB/s over the baseline's, above 1 is faster):\n");
 }
 
+/* The table for a terminal: every name from a run (devices, peers, files, keys) through plain_text. */
 static void print_table(const struct merge_table *t, size_t baseline)
 {
+    char name[PLAIN_TEXT_CAP(sizeof t->columns[0].name)], origin[PLAIN_TEXT_CAP(sizeof t->columns[0].origin)];
+    char type[PLAIN_TEXT_CAP(sizeof t->keys[0].type)], op[PLAIN_TEXT_CAP(sizeof t->keys[0].op)];
+    char kernel[PLAIN_TEXT_CAP(sizeof t->keys[0].kernel)], shape[PLAIN_TEXT_CAP(sizeof t->keys[0].shape)];
     print_legend(t);
     for (size_t c = 0; c < t->n_columns; c++)
-        printf("  %c  %s%s%s%s\n", c < 26 ? 'A' + (int)c : 'a' + (int)(c - 26) % 26, t->columns[c].name,
-               t->columns[c].origin[0] ? "  (" : "", t->columns[c].origin,
-               t->columns[c].origin[0] ? ")" : "");
+        printf("  %c  %s%s%s%s\n", c < 26 ? 'A' + (int)c : 'a' + (int)(c - 26) % 26,
+               plain_text(name, sizeof name, t->columns[c].name), t->columns[c].origin[0] ? "  (" : "",
+               plain_text(origin, sizeof origin, t->columns[c].origin), t->columns[c].origin[0] ? ")" : "");
     printf("  baseline: %c\n", baseline < 26 ? 'A' + (int)baseline : 'a' + (int)(baseline - 26) % 26);
     printf("%-7s %-6s %11s %-8s", "type", "op", "n", "kernel");
     for (size_t c = 0; c < t->n_columns; c++) {
@@ -578,7 +581,8 @@ static void print_table(const struct merge_table *t, size_t baseline)
     printf("\n");
     for (size_t k = 0; k < t->n_keys; k++) {
         const struct merge_key *key = &t->keys[k];
-        printf("%-7s %-6s %11.0f %-8s", key->type, key->op, key->n, key->kernel);
+        printf("%-7s %-6s %11.0f %-8s", plain_text(type, sizeof type, key->type), plain_text(op, sizeof op, key->op),
+               key->n, plain_text(kernel, sizeof kernel, key->kernel));
         for (size_t c = 0; c < t->n_columns; c++) {
             const struct merge_cell *cell = cell_at(t, k, c);
             double pct = read_percent(cell), x = ratio(t, k, c, baseline);
@@ -597,7 +601,7 @@ static void print_table(const struct merge_table *t, size_t baseline)
                 printf(" %7s", "-");
         }
         if (strcmp(key->shape, "whole") != 0)
-            printf("  %s", key->shape);
+            printf("  %s", plain_text(shape, sizeof shape, key->shape));
         printf("\n");
     }
 }
