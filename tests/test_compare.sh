@@ -89,11 +89,14 @@ expect_status 1 env PATH="$work/bin" "$clfold" compare "$work/a.json" --plot "$w
 # C1 control that some terminals take as ESC [) and a backslash: the table
 # escapes them (\x1b, \x07, \n, \t, \u009b, \\) and writes no control
 # character; CSV keeps a line a cell, C0 controls as spaces; JSON gives the name
-# back exactly; an error naming it is one line.
+# back exactly; an error naming it is one line. Its operator, 'sum,"x', is one
+# CSV field.
 python3 - "$work/a.json" "$work/evil.json" "$work/evil-bad.json" <<'PY' || fail "cannot make the evil run"
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["devices"][0]["name"] = "Evil\x1b[2J\x07GPU\nline\t2\\x\x9b"
+for row in d["devices"][0]["rows"]:
+    row["op"] = 'sum,"x'
 json.dump(d, open(sys.argv[2], "w"))
 del d["devices"][0]["rows"][1]["best_ms"]
 json.dump(d, open(sys.argv[3], "w"))
@@ -108,7 +111,7 @@ import csv, sys
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 assert lines[-1] == "" and len(lines) == 1 + 8 + 1, lines
 for row in csv.reader(lines[1:-1]):
-    assert len(row) == 14 and row[6] == "Evil [2J GPU line 2\\x\x9b", row
+    assert len(row) == 14 and row[6] == "Evil [2J GPU line 2\\x\x9b" and row[2] == 'sum,"x', row
 PY
 expect_status 0 "$clfold" compare "$work/evil.json" --format json
 python3 - "$work/out" <<'PY' || fail "compare --format json of the evil name: $(head -c 300 "$work/out")"

@@ -618,7 +618,13 @@ static void print_csv(const struct merge_table *t, size_t baseline)
             if (!cell->present)
                 continue;
             csv_string(stdout, key->shape);
-            printf(",%s,%s,%.0f,%s,", key->type, key->op, key->n, key->kernel);
+            putchar(',');
+            csv_word(stdout, key->type);
+            putchar(',');
+            csv_word(stdout, key->op);
+            printf(",%.0f,", key->n);
+            csv_word(stdout, key->kernel);
+            putchar(',');
             csv_string(stdout, col->name);
             putchar(',');
             csv_string(stdout, col->device);

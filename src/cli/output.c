@@ -3,6 +3,7 @@
  */
 #include "output.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "json.h"
@@ -30,6 +31,17 @@ void csv_string(FILE *out, const char *text)
         fputc((unsigned char)*c < 0x20 ? ' ' : *c, out);
     }
     fputc('"', out);
+}
+
+void csv_word(FILE *out, const char *text)
+{
+    bool bare = true;
+    for (const char *c = text; *c != '\0' && bare; c++)
+        bare = *c != ',' && *c != '"' && (unsigned char)*c >= 0x20;
+    if (bare)
+        fputs(text, out);
+    else
+        csv_string(out, text);
 }
 
 /* The escape of the character of `length` bytes at c (0: a byte that is not UTF-8), or "" where

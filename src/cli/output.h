@@ -15,6 +15,10 @@ void json_string(FILE *out, const char *text);
 /* Writes `text` as a CSV field: in quotes, quotes doubled, control characters as spaces. */
 void csv_string(FILE *out, const char *text);
 
+/* Writes `text` as a CSV field: bare where it holds no comma, quote or control character, else as
+ * csv_string does. For the fields whose usual values (float, sum, auto) are bare words. */
+void csv_word(FILE *out, const char *text);
+
 /*
  * `text` made safe to print on a terminal, into buf (cap bytes; cut before
  * an escape that does not fit): C0 controls as \n, \r, \t or \xNN (ESC is
