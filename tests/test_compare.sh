@@ -131,6 +131,47 @@ expect_usage_error "$clfold" compare "$work/cut.json"
 sed 's/"version": 1/"version": 2/' "$work/a.json" >"$work/v2.json"
 expect_usage_error "$clfold" compare "$work/a.json" "$work/v2.json"
 expect_message 'schema "clfold-bench" version 2 is not one this clfold reads'
+# A version that is not a number is named for what it is, never "version -1".
+sed 's/"version": 1/"version": "1"/' "$work/a.json" >"$work/v-string.json"
+expect_usage_error "$clfold" compare "$work/v-string.json"
+expect_message 'schema "clfold-bench": its "version" is a string \("1"\), not a number \(this clfold reads clfold-bench version 1\)$'
+sed 's/"version": 1/"version": null/' "$work/a.json" >"$work/v-null.json"
+expect_usage_error "$clfold" compare "$work/v-null.json"
+expect_message 'schema "clfold-bench": its "version" is null, not a number'
+sed 's/, "version": 1//' "$work/a.json" >"$work/v-none.json"
+expect_usage_error "$clfold" compare "$work/v-none.json"
+expect_message 'schema "clfold-bench" has no "version"'
+sed 's/"name": "clfold-bench"/"name": ["clfold-bench"]/' "$work/a.json" >"$work/n-array.json"
+expect_usage_error "$clfold" compare "$work/n-array.json"
+expect_message '"schema": its "name" is an array, not a string'
+sed 's/"version": 1/"version": 1.0000001/' "$work/a.json" >"$work/v-near.json"
+expect_usage_error "$clfold" compare "$work/v-near.json"
+expect_message 'schema "clfold-bench" version 1.0000001 is not one'
+# A row's field that is missing or wrong is named, with what was found.
+python3 - "$work/a.json" "$work" <<'PY' || fail "cannot make the runs with bad rows"
+import json, sys
+for name, field, value in (("ms-string", "best_ms", "3"), ("n-negative", "n", -2), ("no-op", "op", None),
+                           ("read-null", "read_gbps", None), ("not-object", None, 7)):
+    d = json.load(open(sys.argv[1]))
+    rows = d["devices"][0]["rows"]
+    if field is None:
+        rows[2] = value
+    elif value is None and field == "op":
+        del rows[2][field]
+    else:
+        rows[2][field] = value
+    json.dump(d, open("%s/%s.json" % (sys.argv[2], name), "w"))
+PY
+expect_usage_error "$clfold" compare "$work/ms-string.json"
+expect_message 'row 2: its "best_ms" is a string \("3"\), not a number$'
+expect_usage_error "$clfold" compare "$work/n-negative.json"
+expect_message 'row 2: its "n" is -2, not 0 or more$'
+expect_usage_error "$clfold" compare "$work/no-op.json"
+expect_message 'row 2: it has no "op"$'
+expect_usage_error "$clfold" compare "$work/read-null.json"
+expect_message 'row 2: its "read_gbps" is null, not a number$'
+expect_usage_error "$clfold" compare "$work/not-object.json"
+expect_message 'row 2: it is a number, not an object$'
 echo '{"format_version": 1, "device": {}, "results": []}' >"$work/old.json"
 expect_usage_error "$clfold" compare "$work/old.json"
 expect_message 'no "schema"'

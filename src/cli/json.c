@@ -353,6 +353,20 @@ void json_free(struct json_value *root)
     free(root);
 }
 
+const char *json_kind_name(enum json_kind kind)
+{
+    switch (kind) {
+    case JSON_NULL: return "null";
+    case JSON_FALSE:
+    case JSON_TRUE: return "a boolean";
+    case JSON_NUMBER: return "a number";
+    case JSON_STRING: return "a string";
+    case JSON_ARRAY: return "an array";
+    case JSON_OBJECT: return "an object";
+    }
+    return "a value";
+}
+
 size_t json_utf8_length(const char *s, size_t avail)
 {
     static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};

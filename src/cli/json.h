@@ -42,6 +42,9 @@ const char *json_member_string(const struct json_value *object, const char *key)
 /* The member's number, or `otherwise` where it is absent or not a number. */
 double json_member_number(const struct json_value *object, const char *key, double otherwise);
 
+/* What a value is, for messages: "null", "a boolean", "a number", "a string", "an array", "an object". */
+const char *json_kind_name(enum json_kind kind);
+
 /*
  * The length in bytes (1 to 4) of the UTF-8 character that starts s, reading
  * at most `avail` bytes and never past a NUL; 0 where the bytes are not one
