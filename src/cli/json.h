@@ -2,7 +2,8 @@
  * json.h: a small JSON reader (json.c) for `clfold compare`, which reads
  * saved `clfold bench --format json` runs. It parses a whole text into a
  * tree (RFC 8259: strict grammar, at most JSON_MAX_DEPTH levels, strings
- * unescaped to UTF-8) and never prints; tests/fuzz/fuzz_json.c fuzzes it.
+ * unescaped to UTF-8; a string's raw bytes must be UTF-8 and a \u surrogate
+ * must come in a pair) and never prints; tests/fuzz/fuzz_json.c fuzzes it.
  */
 #ifndef CLFOLD_CLI_JSON_H
 #define CLFOLD_CLI_JSON_H

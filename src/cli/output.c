@@ -11,13 +11,17 @@
 void json_string(FILE *out, const char *text)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
+    for (const char *c = text; *c != '\0';) {
+        size_t n = json_utf8_length(c, 4);
+        if (n == 0) /* JSON is UTF-8: a byte that is no part of a character becomes U+FFFD */
+            fputs("\\ufffd", out);
+        else if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if ((unsigned char)*c < 0x20)
+            fprintf(out, "\\u%04x", (unsigned char)*c);
         else
-            fputc(*p, out);
+            fwrite(c, 1, n, out);
+        c += n ? n : 1;
     }
     fputc('"', out);
 }

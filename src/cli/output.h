@@ -9,7 +9,12 @@
 
 #include "clfold.h"
 
-/* Writes `text` as a JSON string literal, quotes included. */
+/*
+ * Writes `text` as a JSON string literal, quotes included: `"`, `\` and
+ * control characters escaped, UTF-8 as it is, and each byte that is no part
+ * of a UTF-8 character as \ufffd, so that the output is valid JSON whatever
+ * bytes a driver or a file gave.
+ */
 void json_string(FILE *out, const char *text);
 
 /* Writes `text` as a CSV field: in quotes, quotes doubled, control characters as spaces. */
