@@ -89,8 +89,8 @@ static void describe_value(const struct json_value *value, char *buf, size_t cap
  * absent (err says so, unless `optional`) or of another kind (err says
  * what it is).
  */
-static const struct json_value *member_of(const struct json_value *object, const char *key, enum json_kind kind,
-                                          bool optional, char *err, size_t cap)
+static const struct json_value *member_of(const struct json_value *object, const char *key,
+                                          enum json_kind kind, bool optional, char *err, size_t cap)
 {
     const struct json_value *value = json_member(object, key);
     char found[160];
@@ -131,8 +131,8 @@ static int check_schema(const struct json_value *doc, char *err, size_t cap)
     }
     if (version->kind != JSON_NUMBER) {
         describe_value(version, found, sizeof found);
-        snprintf(err, cap, "schema \"%s\": its \"version\" is %s, not a number (this clfold reads %s version %d)",
-                 shown, found, BENCH_SCHEMA_NAME, BENCH_SCHEMA_VERSION);
+        snprintf(err, cap, "schema \"%s\": its \"version\" is %s, not a number "
+                 "(this clfold reads %s version %d)", shown, found, BENCH_SCHEMA_NAME, BENCH_SCHEMA_VERSION);
         return -1;
     }
     if (strcmp(name->string, BENCH_SCHEMA_NAME) != 0 || version->number != BENCH_SCHEMA_VERSION) {
@@ -148,9 +148,11 @@ static int check_schema(const struct json_value *doc, char *err, size_t cap)
 }
 
 /* One row of the document as merge.c takes it; 0, or -1 with what is missing or wrong in err. */
-static int row_of(const struct json_value *row, const char *shape, struct merge_row *out, char *err, size_t cap)
+static int row_of(const struct json_value *row, const char *shape, struct merge_row *out, char *err,
+                  size_t cap)
 {
-    static const char *const STRINGS[] = {"source", "type", "op"}, *const NUMBERS[] = {"n", "best_ms", "gbps"};
+    static const char *const STRINGS[] = {"source", "type", "op"};
+    static const char *const NUMBERS[] = {"n", "best_ms", "gbps"};
     const struct json_value *strings[3], *numbers[3], *read;
     if (row->kind != JSON_OBJECT) {
         snprintf(err, cap, "it is %s, not an object", json_kind_name(row->kind));
@@ -210,7 +212,8 @@ static int add_run(struct merge_table *table, int run, const char *path, const s
             char why[256];
             if (row_of(&rows->items[r], shape != NULL ? shape : "whole", &merged[r], why, sizeof why) != 0) {
                 char shown[100];
-                snprintf(err, cap, "device \"%s\", row %zu: %s", plain_text(shown, sizeof shown, name), r, why);
+                snprintf(err, cap, "device \"%s\", row %zu: %s", plain_text(shown, sizeof shown, name), r,
+                         why);
                 free(merged);
                 return -1;
             }

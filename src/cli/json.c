@@ -144,7 +144,8 @@ static size_t parse_escape(struct parser *p, char *out)
         if (low < 0)
             return fail(p, "\\u needs four hex digits"), 0;
         if (!(low >= 0xdc00 && low < 0xe000))
-            return fail(p, "a high surrogate followed by \\u%04lx, not by a low one (\\udc00..\\udfff)", low), 0;
+            return fail(p, "a high surrogate followed by \\u%04lx, not by a low one (\\udc00..\\udfff)",
+                        low), 0;
         cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
     }
     return put_utf8(out, (unsigned long)cp);

@@ -179,7 +179,8 @@ static int add_column(struct merge_table *t, int run, const char *device, const 
         return -1;
     }
     size_t wider = t->stride ? 2 * t->stride : 2;
-    if (t->n_columns == t->stride && widen_rows(t, wider < MERGE_MAX_COLUMNS ? wider : MERGE_MAX_COLUMNS) != 0) {
+    wider = wider < MERGE_MAX_COLUMNS ? wider : MERGE_MAX_COLUMNS;
+    if (t->n_columns == t->stride && widen_rows(t, wider) != 0) {
         snprintf(err, cap, "out of memory");
         return -1;
     }
@@ -581,8 +582,8 @@ static void print_table(const struct merge_table *t, size_t baseline)
     printf("\n");
     for (size_t k = 0; k < t->n_keys; k++) {
         const struct merge_key *key = &t->keys[k];
-        printf("%-7s %-6s %11.0f %-8s", plain_text(type, sizeof type, key->type), plain_text(op, sizeof op, key->op),
-               key->n, plain_text(kernel, sizeof kernel, key->kernel));
+        printf("%-7s %-6s %11.0f %-8s", plain_text(type, sizeof type, key->type),
+               plain_text(op, sizeof op, key->op), key->n, plain_text(kernel, sizeof kernel, key->kernel));
         for (size_t c = 0; c < t->n_columns; c++) {
             const struct merge_cell *cell = cell_at(t, k, c);
             double pct = read_percent(cell), x = ratio(t, k, c, baseline);
