@@ -62,18 +62,19 @@ head -1 "$work/out" | grep -q '^shape,type,op,n,kernel,column,device,source,orig
 # has n = 3000, where B's cell is "-" and, with B the baseline, so is A's ratio.
 # A's rows come out of order, and with a max beside the sums: the rows are
 # sorted by size within each (type, operator, kernel), sums first, and the
-# peer (a sum) is put beside the sums only.
+# peer's sum is put beside the sums only; its min, which A has no kernel for,
+# stands alone (kernel "-"), last.
 python3 - "$work" <<'PY' || fail "cannot make the runs of known speeds"
 import json, sys
 def run(name, gbps, peer=None):
     rows = [{"source": "clfold", "type": "float", "op": op, "n": n, "kernel": "auto", "best_ms": 4 * n / g / 1e6,
              "median_ms": 4 * n / g / 1e6, "gbps": g, "read_gbps": 20.0} for op, n, g in gbps]
-    rows += [{"source": "twice", "type": "float", "op": "sum", "n": n, "best_ms": 2 * n / g / 1e6,
-              "median_ms": 2 * n / g / 1e6, "gbps": 2 * g} for n, g in (peer or [])]
+    rows += [{"source": "twice", "type": "float", "op": op, "n": n, "best_ms": 2 * n / g / 1e6,
+              "median_ms": 2 * n / g / 1e6, "gbps": 2 * g} for op, n, g in (peer or [])]
     return {"schema": {"name": "clfold-bench", "version": 1}, "accuracy": "default", "shape": "whole",
             "devices": [{"name": name, "rows": rows}]}
 json.dump(run("Slow A", [("sum", 3000, 8.0), ("max", 1000, 12.0), ("sum", 1000, 10.0), ("sum", 2000, 20.0)],
-              [(1000, 10.0)]), open(sys.argv[1] + "/slow.json", "w"))
+              [("sum", 1000, 10.0), ("min", 1000, 4.0)]), open(sys.argv[1] + "/slow.json", "w"))
 json.dump(run("Fast B", [("sum", 1000, 25.0), ("sum", 2000, 5.0)]), open(sys.argv[1] + "/fast.json", "w"))
 PY
 expect_status 0 "$clfold" compare "$work/slow.json" "$work/fast.json" --baseline "slow a"
@@ -81,7 +82,8 @@ grep -q '^  baseline: A$' "$work/out" &&
     grep -Eq '^float +sum +1000 +auto +10\.0 +50\.0% +1\.00x +20\.0 +100\.0% +2\.00x +25\.0 +125\.0% +2\.50x$' "$work/out" &&
     grep -Eq '^float +sum +2000 +auto +20\.0 +100\.0% +1\.00x +- +- +- +5\.0 +25\.0% +0\.25x$' "$work/out" &&
     grep -Eq '^float +sum +3000 +auto +8\.0 +40\.0% +1\.00x +- +- +- +- +- +-$' "$work/out" &&
-    grep -Eq '^float +max +1000 +auto +12\.0 +60\.0% +1\.00x +- +- +- +- +- +-$' "$work/out" ||
+    grep -Eq '^float +max +1000 +auto +12\.0 +60\.0% +1\.00x +- +- +- +- +- +-$' "$work/out" &&
+    grep -Eq '^float +min +1000 +- +- +- +- +8\.0 +40\.0% +- +- +- +-$' "$work/out" ||
     fail "compare against A: the ratios: $(cat "$work/out")"
 expect_status 0 "$clfold" compare "$work/slow.json" "$work/fast.json" --baseline "Fast B" --format csv
 grep -q '^"whole",float,sum,1000,auto,"Slow A","Slow A","clfold","[^"]*slow.json",0.000400,10.000,50.00,0.4000,"Fast B"$' "$work/out" &&
@@ -95,11 +97,13 @@ python3 - "$work/out" <<'PY' || fail "compare --format json against B: $(cat "$w
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["baseline"] == "Fast B", d["baseline"]
-assert [(r["op"], r["n"]) for r in d["rows"]] == [("sum", 1000), ("sum", 2000), ("sum", 3000), ("max", 1000)], d["rows"]
+rows = [(r["op"], r["n"], r["kernel"]) for r in d["rows"]]
+assert rows == [("sum", 1000, "auto"), ("sum", 2000, "auto"), ("sum", 3000, "auto"), ("max", 1000, "auto"),
+                ("min", 1000, "-")], rows
 ratios = {(r["op"], r["n"], c["column"]): c.get("ratio") for r in d["rows"] for c in r["cells"]}
 assert ratios == {("sum", 1000, "Slow A"): 0.4, ("sum", 1000, "twice on Slow A"): 0.8, ("sum", 1000, "Fast B"): 1.0,
                   ("sum", 2000, "Slow A"): 4.0, ("sum", 2000, "Fast B"): 1.0, ("sum", 3000, "Slow A"): None,
-                  ("max", 1000, "Slow A"): None}, ratios
+                  ("max", 1000, "Slow A"): None, ("min", 1000, "twice on Slow A"): None}, ratios
 PY
 
 # A run on its own is a table too.
