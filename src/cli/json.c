@@ -1,8 +1,9 @@
 /*
  * json.c: the JSON reader of json.h: a recursive-descent parser over a
  * byte range, strict to RFC 8259 (no comments, no trailing commas, no
- * leading zeros, no control characters in strings), bounded in depth, and
- * careful with every length, since it reads files from elsewhere.
+ * leading zeros, no control characters in strings, strings of UTF-8 with
+ * surrogates only in pairs), bounded in depth, and careful with every
+ * length, since it reads files from elsewhere.
  */
 #include "json.h"
 
@@ -111,7 +112,12 @@ static size_t put_utf8(char *out, unsigned long cp)
     return 4;
 }
 
-/* One escape after the backslash, written to out; its length, or 0 on error. */
+/*
+ * One escape after the backslash, written to out; its length, or 0 on
+ * error. A UTF-16 surrogate must come as a pair, high (\ud800..\udbff) then
+ * low (\udc00..\udfff), which makes one character from U+10000 to U+10FFFF;
+ * either half alone is refused, as it names no character.
+ */
 static size_t parse_escape(struct parser *p, char *out)
 {
     static const char FROM[] = "\"\\/bfnrt", TO[] = "\"\\/\b\f\n\r\t";
@@ -128,18 +134,20 @@ static size_t parse_escape(struct parser *p, char *out)
     long cp = hex4(p);
     if (cp < 0)
         return fail(p, "\\u needs four hex digits"), 0;
-    if (cp >= 0xd800 && cp < 0xdc00 && p->at + 1 < p->size && p->text[p->at] == '\\' &&
-        p->text[p->at + 1] == 'u') {
-        size_t back = p->at;
+    if (cp >= 0xdc00 && cp < 0xe000)
+        return fail(p, "a low surrogate (\\u%04lx) with no high one before it", cp), 0;
+    if (cp >= 0xd800 && cp < 0xdc00) {
+        if (!(p->at + 1 < p->size && p->text[p->at] == '\\' && p->text[p->at + 1] == 'u'))
+            return fail(p, "a high surrogate (\\u%04lx) with no \\u escape of a low one after it", cp), 0;
         p->at += 2;
         long low = hex4(p);
-        if (low >= 0xdc00 && low < 0xe000)
-            return put_utf8(out, 0x10000 + (((unsigned long)cp - 0xd800) << 10) +
-                                     ((unsigned long)low - 0xdc00));
-        p->at = back; /* not a pair: the high half alone, and the next escape on its own */
+        if (low < 0)
+            return fail(p, "\\u needs four hex digits"), 0;
+        if (!(low >= 0xdc00 && low < 0xe000))
+            return fail(p, "a high surrogate followed by \\u%04lx, not by a low one (\\udc00..\\udfff)",
+                        low), 0;
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
     }
-    if (cp >= 0xd800 && cp < 0xe000)
-        cp = 0xfffd; /* a lone surrogate */
     return put_utf8(out, (unsigned long)cp);
 }
 
@@ -166,6 +174,18 @@ static int parse_string(struct parser *p, char **out, size_t *length)
         if (c < 0x20) {
             free(buf);
             return fail(p, "a control character in a string");
+        }
+        if (c >= 0x80) { /* a UTF-8 character, copied whole where it is one */
+            size_t n = json_utf8_length(p->text + p->at - 1, p->size - (p->at - 1));
+            if (n == 0 || used + n > bound) {
+                p->at--;
+                free(buf);
+                return fail(p, "a byte that is not UTF-8 (0x%02x) in a string", c);
+            }
+            memcpy(buf + used, p->text + p->at - 1, n);
+            used += n;
+            p->at += n - 1;
+            continue;
         }
         if (c != '\\') {
             buf[used++] = (char)c;
@@ -351,6 +371,39 @@ void json_free(struct json_value *root)
         return;
     release(root);
     free(root);
+}
+
+const char *json_kind_name(enum json_kind kind)
+{
+    switch (kind) {
+    case JSON_NULL: return "null";
+    case JSON_FALSE:
+    case JSON_TRUE: return "a boolean";
+    case JSON_NUMBER: return "a number";
+    case JSON_STRING: return "a string";
+    case JSON_ARRAY: return "an array";
+    case JSON_OBJECT: return "an object";
+    }
+    return "a value";
+}
+
+size_t json_utf8_length(const char *s, size_t avail)
+{
+    static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
+    const unsigned char *u = (const unsigned char *)s;
+    if (avail == 0)
+        return 0;
+    size_t n = u[0] < 0x80 ? 1 : u[0] >= 0xc2 && u[0] <= 0xdf ? 2 : u[0] >= 0xe0 && u[0] <= 0xef ? 3
+             : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : 0;
+    if (n == 0 || avail < n)
+        return 0;
+    unsigned long cp = u[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) { /* a NUL is no continuation byte: the loop stops there */
+        if ((u[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (u[i] & 0x3f);
+    }
+    return cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000) ? 0 : n;
 }
 
 const struct json_value *json_member(const struct json_value *object, const char *key)

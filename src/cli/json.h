@@ -2,7 +2,8 @@
  * json.h: a small JSON reader (json.c) for `clfold compare`, which reads
  * saved `clfold bench --format json` runs. It parses a whole text into a
  * tree (RFC 8259: strict grammar, at most JSON_MAX_DEPTH levels, strings
- * unescaped to UTF-8) and never prints; tests/fuzz/fuzz_json.c fuzzes it.
+ * unescaped to UTF-8; a string's raw bytes must be UTF-8 and a \u surrogate
+ * must come in a pair) and never prints; tests/fuzz/fuzz_json.c fuzzes it.
  */
 #ifndef CLFOLD_CLI_JSON_H
 #define CLFOLD_CLI_JSON_H
@@ -41,5 +42,16 @@ const char *json_member_string(const struct json_value *object, const char *key)
 
 /* The member's number, or `otherwise` where it is absent or not a number. */
 double json_member_number(const struct json_value *object, const char *key, double otherwise);
+
+/* What a value is, for messages: "null", "a boolean", "a number", "a string", "an array", "an object". */
+const char *json_kind_name(enum json_kind kind);
+
+/*
+ * The length in bytes (1 to 4) of the UTF-8 character that starts s, reading
+ * at most `avail` bytes and never past a NUL; 0 where the bytes are not one
+ * (a stray continuation byte, a cut or overlong sequence, a UTF-16 surrogate,
+ * or a code point above U+10FFFF).
+ */
+size_t json_utf8_length(const char *s, size_t avail);
 
 #endif /* CLFOLD_CLI_JSON_H */

@@ -8,6 +8,7 @@
 #include "merge.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,42 +17,158 @@
 #include "output.h"
 #include "plot.h"
 
-static bool same_key(const struct merge_key *a, const struct merge_key *b)
+static bool same_group(const struct merge_key *a, const struct merge_key *b)
 {
     return strcmp(a->shape, b->shape) == 0 && strcmp(a->type, b->type) == 0 &&
-           strcmp(a->op, b->op) == 0 && strcmp(a->kernel, b->kernel) == 0 && a->n == b->n;
+           strcmp(a->op, b->op) == 0 && strcmp(a->kernel, b->kernel) == 0;
 }
 
-/* The row of `key`, made where there is none; NULL when out of memory. */
+static bool same_key(const struct merge_key *a, const struct merge_key *b)
+{
+    return same_group(a, b) && a->n == b->n;
+}
+
+/* FNV-1a of the key's (shape, type, op, kernel), and of its size where `sized`. */
+static uint64_t hash_key(const struct merge_key *key, bool sized)
+{
+    const char *const parts[] = {key->shape, key->type, key->op, key->kernel};
+    uint64_t h = 14695981039346656037u, bits = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        const unsigned char *c = (const unsigned char *)parts[i];
+        do /* the terminator too, so that ("ab", "c") and ("a", "bc") differ */
+            h = (h ^ *c) * 1099511628211u;
+        while (*c++ != '\0');
+    }
+    if (sized) {
+        double n = key->n == 0 ? 0 : key->n; /* -0 and 0 are one size, as == has them */
+        memcpy(&bits, &n, sizeof bits);
+        for (int i = 0; i < 8; i++)
+            h = (h ^ ((bits >> 8 * i) & 0xff)) * 1099511628211u;
+    }
+    return h;
+}
+
+/* The slot of the key equal to `key` in `index` (by_key: same_key, by_group: same_group), else
+ * the empty slot where it goes. The index has an empty slot: it is never more than half full. */
+static size_t *find_slot(const struct merge_table *t, const struct merge_index *index,
+                         const struct merge_key *key)
+{
+    bool sized = index == &t->by_key;
+    size_t mask = index->capacity - 1, at = (size_t)hash_key(key, sized) & mask;
+    while (index->slots[at] != 0) {
+        const struct merge_key *there = &t->keys[index->slots[at] - 1];
+        if (sized ? same_key(there, key) : same_group(there, key))
+            break;
+        at = (at + 1) & mask;
+    }
+    return &index->slots[at];
+}
+
+/* Makes room in `index` for one more key, rehashing into twice the slots; 0, or -1 without memory. */
+static int reserve_slot(struct merge_table *t, struct merge_index *index)
+{
+    if (2 * (index->count + 1) <= index->capacity)
+        return 0;
+    struct merge_index old = *index;
+    index->capacity = old.capacity ? 2 * old.capacity : 128;
+    index->slots = calloc(index->capacity, sizeof *index->slots);
+    if (index->slots == NULL) {
+        *index = old;
+        return -1;
+    }
+    for (size_t s = 0; s < old.capacity; s++)
+        if (old.slots[s] != 0)
+            *find_slot(t, index, &t->keys[old.slots[s] - 1]) = old.slots[s];
+    free(old.slots);
+    return 0;
+}
+
+/* Enters key k in `index` unless an equal key is there; 0, or -1 without memory. */
+static int index_key(struct merge_table *t, struct merge_index *index, size_t k)
+{
+    if (reserve_slot(t, index) != 0)
+        return -1;
+    size_t *slot = find_slot(t, index, &t->keys[k]);
+    if (*slot == 0) {
+        *slot = k + 1;
+        index->count++;
+    }
+    return 0;
+}
+
+static void drop_index(struct merge_index *index)
+{
+    free(index->slots);
+    *index = (struct merge_index){0};
+}
+
+/* Builds both indexes from the keys, as merge_sort leaves them (unbuilt); 0, or -1 without memory. */
+static int build_indexes(struct merge_table *t)
+{
+    for (size_t k = 0; k < t->n_keys; k++)
+        if (index_key(t, &t->by_key, k) != 0 || index_key(t, &t->by_group, k) != 0)
+            return -1;
+    return 0;
+}
+
+/* Room for one more key's row; 0, or -1 without memory. */
+static int reserve_row(struct merge_table *t)
+{
+    if (t->n_keys < t->cap_keys)
+        return 0;
+    size_t more = t->cap_keys ? 2 * t->cap_keys : 64;
+    struct merge_key *keys = realloc(t->keys, more * sizeof *keys);
+    if (keys == NULL)
+        return -1;
+    t->keys = keys;
+    struct merge_cell *cells = realloc(t->cells, more * t->stride * sizeof *cells + 1);
+    if (cells == NULL)
+        return -1;
+    t->cells = cells;
+    t->cap_keys = more;
+    return 0;
+}
+
+/* The row of `key`, made where there is none (its order its group's); NULL when out of memory. */
 static struct merge_cell *row_of(struct merge_table *t, const struct merge_key *key)
 {
-    size_t k = 0, order = t->n_keys;
-    while (k < t->n_keys && !same_key(&t->keys[k], key))
-        k++;
-    if (k < t->n_keys)
-        return &t->cells[k * MERGE_MAX_COLUMNS];
-    if (t->n_keys == t->cap_keys) {
-        size_t more = t->cap_keys ? 2 * t->cap_keys : 64;
-        struct merge_key *keys = realloc(t->keys, more * sizeof *keys);
-        if (keys != NULL)
-            t->keys = keys;
-        struct merge_cell *cells = keys != NULL ? realloc(t->cells, more * MERGE_MAX_COLUMNS * sizeof *cells)
-                                                : NULL;
-        if (cells == NULL)
-            return NULL;
-        t->cells = cells;
-        t->cap_keys = more;
+    if (t->n_keys > 0 && t->by_key.capacity == 0 && build_indexes(t) != 0)
+        return NULL;
+    if (reserve_slot(t, &t->by_key) != 0 || reserve_slot(t, &t->by_group) != 0 || reserve_row(t) != 0)
+        return NULL;
+    size_t *slot = find_slot(t, &t->by_key, key), k = t->n_keys;
+    if (*slot != 0)
+        return &t->cells[(*slot - 1) * t->stride];
+    size_t *group = find_slot(t, &t->by_group, key);
+    t->keys[k] = *key;
+    t->keys[k].order = *group != 0 ? t->keys[*group - 1].order : k;
+    memset(&t->cells[k * t->stride], 0, t->stride * sizeof *t->cells);
+    *slot = k + 1;
+    t->by_key.count++;
+    if (*group == 0) {
+        *group = k + 1;
+        t->by_group.count++;
     }
-    for (size_t j = 0; j < t->n_keys; j++) { /* the group's first appearance */
-        const struct merge_key *o = &t->keys[j];
-        if (strcmp(o->shape, key->shape) == 0 && strcmp(o->type, key->type) == 0 &&
-            strcmp(o->op, key->op) == 0 && strcmp(o->kernel, key->kernel) == 0 && o->order < order)
-            order = o->order;
-    }
-    t->keys[t->n_keys] = *key;
-    t->keys[t->n_keys].order = order;
-    memset(&t->cells[t->n_keys * MERGE_MAX_COLUMNS], 0, MERGE_MAX_COLUMNS * sizeof *t->cells);
-    return &t->cells[t->n_keys++ * MERGE_MAX_COLUMNS];
+    t->n_keys++;
+    return &t->cells[k * t->stride];
+}
+
+/*
+ * Widens every row to `stride` cells, the new ones empty; 0, or -1 without
+ * memory. Rows start narrow and double as columns come, so that a table of
+ * one or two devices holds two or four cells a row, not MERGE_MAX_COLUMNS.
+ */
+static int widen_rows(struct merge_table *t, size_t stride)
+{
+    struct merge_cell *cells = calloc(t->cap_keys * stride + 1, sizeof *cells);
+    if (cells == NULL)
+        return -1;
+    for (size_t k = 0; k < t->n_keys; k++)
+        memcpy(&cells[k * stride], &t->cells[k * t->stride], t->stride * sizeof *cells);
+    free(t->cells);
+    t->cells = cells;
+    t->stride = stride;
+    return 0;
 }
 
 static int add_column(struct merge_table *t, int run, const char *device, const char *source,
@@ -59,6 +176,12 @@ static int add_column(struct merge_table *t, int run, const char *device, const 
 {
     if (t->n_columns == MERGE_MAX_COLUMNS) {
         snprintf(err, cap, "more than %d devices and peers to put side by side", MERGE_MAX_COLUMNS);
+        return -1;
+    }
+    size_t wider = t->stride ? 2 * t->stride : 2;
+    wider = wider < MERGE_MAX_COLUMNS ? wider : MERGE_MAX_COLUMNS;
+    if (t->n_columns == t->stride && widen_rows(t, wider) != 0) {
+        snprintf(err, cap, "out of memory");
         return -1;
     }
     struct merge_column *c = &t->columns[t->n_columns];
@@ -95,37 +218,172 @@ static void key_of(const struct merge_row *r, const char *kernel, struct merge_k
     key->n = r->n;
 }
 
-/* Puts a peer's row beside each of the device's kernels at its shape, type, operator and size. */
-static int put_peer_row(struct merge_table *t, int column, const struct merge_row *peer,
-                        const struct merge_row *rows, size_t n_rows)
+/*
+ * A device's rows, sorted to be found by binary search: clfold's rows by
+ * (shape, type, size, operator), to put a peer's row beside; the peers'
+ * rows by (source, shape, type, operator, size), to find those that a later
+ * row of the same peer and key replaces. Ties keep the rows' order.
+ */
+struct sorted_row {
+    const struct merge_row *row;
+    size_t index;           /* its place among the device's rows */
+    double last_read;       /* clfold's: the read of the last of the rows of its (shape, type, size) */
+};
+
+/* Orders rows by (shape, type, size), then by operator where `by_op`. */
+static int order_beside(const struct merge_row *a, const struct merge_row *b, bool by_op)
 {
-    struct merge_cell cell = {true, peer->best_ms, peer->gbps, 0};
-    size_t placed = 0;
-    for (size_t i = 0; i < n_rows; i++) {
-        const struct merge_row *r = &rows[i];
-        if (r->kernel == NULL || strcmp(r->shape, peer->shape) != 0 ||
-            strcmp(r->type, peer->type) != 0 || r->n != peer->n)
-            continue;
-        cell.read_gbps = r->read_gbps; /* the read is the device's, whatever the operator */
-        if (strcmp(r->op, peer->op) != 0)
-            continue;
-        struct merge_key key;
-        key_of(peer, r->kernel, &key);
-        struct merge_cell *row = row_of(t, &key);
-        if (row == NULL)
+    int c = strcmp(a->shape, b->shape);
+    if (c == 0)
+        c = strcmp(a->type, b->type);
+    if (c == 0)
+        c = (a->n > b->n) - (a->n < b->n);
+    return c != 0 || !by_op ? c : strcmp(a->op, b->op);
+}
+
+static int by_place(const struct sorted_row *x, const struct sorted_row *y)
+{
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int compare_beside(const void *a, const void *b)
+{
+    int c = order_beside(((const struct sorted_row *)a)->row, ((const struct sorted_row *)b)->row, true);
+    return c != 0 ? c : by_place(a, b);
+}
+
+/* Orders a peer's rows by (source, shape, type, size, operator), ties by place. */
+static int compare_peer(const void *a, const void *b)
+{
+    const struct sorted_row *x = a, *y = b;
+    int c = strcmp(x->row->source, y->row->source);
+    if (c == 0)
+        c = order_beside(x->row, y->row, true);
+    return c != 0 ? c : by_place(x, y);
+}
+
+/* The first of `sorted` not ordered before `peer` (by (shape, type, size), and operator where `by_op`). */
+static size_t first_beside(const struct sorted_row *sorted, size_t count, const struct merge_row *peer,
+                           bool by_op)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (order_beside(sorted[mid].row, peer, by_op) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether clfold's rows (sorted by compare_beside) hold one at the peer's shape, type, size and operator. */
+static bool has_beside(const struct sorted_row *own, size_t n_own, const struct merge_row *peer)
+{
+    size_t at = first_beside(own, n_own, peer, true);
+    return at < n_own && order_beside(own[at].row, peer, true) == 0;
+}
+
+/*
+ * Puts a peer's row beside each of the device's kernels at its shape, type,
+ * operator and size (`own`: clfold's rows, sorted by compare_beside), with
+ * that kernel's read. A row with none stands alone (kernel "-"), with the
+ * read of the device's last row of its shape, type and size, whatever the
+ * operator: the read is the device's. 0, or -1 without memory.
+ */
+static int put_peer_row(struct merge_table *t, int column, const struct merge_row *peer,
+                        const struct sorted_row *own, size_t n_own)
+{
+    struct merge_cell cell = {true, peer->best_ms, peer->gbps, 0}, *row;
+    struct merge_key key;
+    size_t at = first_beside(own, n_own, peer, true), placed = 0;
+    for (; at < n_own && order_beside(own[at].row, peer, true) == 0; at++, placed++) {
+        cell.read_gbps = own[at].row->read_gbps;
+        key_of(peer, own[at].row->kernel, &key);
+        if ((row = row_of(t, &key)) == NULL)
             return -1;
         row[column] = cell;
-        placed++;
     }
-    if (placed == 0) { /* no clfold row of its own: the peer's row stands alone */
-        struct merge_key key;
-        key_of(peer, "-", &key);
-        struct merge_cell *row = row_of(t, &key);
-        if (row == NULL)
-            return -1;
-        row[column] = cell;
-    }
+    if (placed > 0)
+        return 0;
+    at = first_beside(own, n_own, peer, false);
+    if (at < n_own && order_beside(own[at].row, peer, false) == 0)
+        cell.read_gbps = own[at].last_read;
+    key_of(peer, "-", &key);
+    if ((row = row_of(t, &key)) == NULL)
+        return -1;
+    row[column] = cell;
     return 0;
+}
+
+/* Sorts clfold's rows (kernel set) for put_peer_row, each with its (shape, type, size)'s last read. */
+static size_t sort_own(const struct merge_row *rows, size_t n_rows, struct sorted_row *own)
+{
+    size_t n_own = 0;
+    for (size_t i = 0; i < n_rows; i++)
+        if (rows[i].kernel != NULL)
+            own[n_own++] = (struct sorted_row){&rows[i], i, 0};
+    qsort(own, n_own, sizeof *own, compare_beside);
+    for (size_t first = 0, end; first < n_own; first = end) {
+        size_t last = first;
+        for (end = first + 1; end < n_own && order_beside(own[end].row, own[first].row, false) == 0; end++)
+            last = own[end].index > own[last].index ? end : last;
+        for (size_t i = first; i < end; i++)
+            own[i].last_read = own[last].row->read_gbps;
+    }
+    return n_own;
+}
+
+/*
+ * Marks the peers' rows that a later row of the same peer, shape, type,
+ * operator and size replaces: the later one puts its cells where they would
+ * go, so placing only the last keeps the work linear however many repeats a
+ * file holds. `scratch` holds n_rows rows.
+ */
+static void mark_replaced(const struct merge_row *rows, size_t n_rows, struct sorted_row *scratch,
+                          bool *replaced)
+{
+    size_t n_peer = 0;
+    for (size_t i = 0; i < n_rows; i++)
+        if (rows[i].kernel == NULL)
+            scratch[n_peer++] = (struct sorted_row){&rows[i], i, 0};
+    qsort(scratch, n_peer, sizeof *scratch, compare_peer);
+    for (size_t i = 0; i + 1 < n_peer; i++)
+        replaced[scratch[i].index] = strcmp(scratch[i].row->source, scratch[i + 1].row->source) == 0 &&
+                                     order_beside(scratch[i].row, scratch[i + 1].row, true) == 0;
+}
+
+/* The peers' rows of one device (kernel NULL), a column per peer; 0, or -1 with the reason in err. */
+static int put_peers(struct merge_table *t, int run, const char *device, const char *origin, int own_column,
+                     const struct merge_row *rows, size_t n_rows, char *err, size_t cap)
+{
+    struct sorted_row *own = malloc(n_rows * sizeof *own + 1), *scratch = malloc(n_rows * sizeof *own + 1);
+    bool *replaced = calloc(n_rows + 1, sizeof *replaced);
+    int status = own != NULL && scratch != NULL && replaced != NULL ? 0 : -1;
+    size_t n_own = status == 0 ? sort_own(rows, n_rows, own) : 0;
+    if (status == 0)
+        mark_replaced(rows, n_rows, scratch, replaced);
+    for (size_t i = 0; i < n_rows && status == 0; i++) {
+        const struct merge_row *r = &rows[i];
+        if (r->kernel != NULL)
+            continue;
+        int column = -1; /* the peer's column on this device, made at its first row */
+        for (size_t c = (size_t)own_column + 1; c < t->n_columns && column < 0; c++)
+            if (strcmp(t->columns[c].source, r->source) == 0)
+                column = (int)c;
+        if (column < 0 && (column = add_column(t, run, device, r->source, origin, err, cap)) < 0)
+            status = -2; /* said */
+        /* A replaced row beside kernels is skipped: the later one fills the same cells. One that
+         * stands alone still makes its row, whose place in the order is its first appearance. */
+        else if ((!replaced[i] || !has_beside(own, n_own, r)) && put_peer_row(t, column, r, own, n_own) != 0)
+            status = -1;
+    }
+    if (status == -1)
+        snprintf(err, cap, "out of memory");
+    free(own);
+    free(scratch);
+    free(replaced);
+    return status == 0 ? 0 : -1;
 }
 
 int merge_add_device(struct merge_table *t, int run, const char *device, const char *origin,
@@ -147,22 +405,7 @@ int merge_add_device(struct merge_table *t, int run, const char *device, const c
         }
         row[own] = (struct merge_cell){true, r->best_ms, r->gbps, r->read_gbps};
     }
-    for (size_t i = 0; peers && i < n_rows; i++) {
-        const struct merge_row *r = &rows[i];
-        if (r->kernel != NULL)
-            continue;
-        int column = -1; /* the peer's column on this device, made at its first row */
-        for (size_t c = (size_t)own + 1; c < t->n_columns && column < 0; c++)
-            if (strcmp(t->columns[c].source, r->source) == 0)
-                column = (int)c;
-        if (column < 0 && (column = add_column(t, run, device, r->source, origin, err, cap)) < 0)
-            return -1;
-        if (put_peer_row(t, column, r, rows, n_rows) != 0) {
-            snprintf(err, cap, "out of memory");
-            return -1;
-        }
-    }
-    return 0;
+    return peers ? put_peers(t, run, device, origin, own, rows, n_rows, err, cap) : 0;
 }
 
 static const struct merge_table *sorting; /* qsort has no context argument */
@@ -179,7 +422,7 @@ void merge_sort(struct merge_table *t)
 {
     size_t *index = malloc(t->n_keys * sizeof *index + 1);
     struct merge_key *keys = malloc(t->n_keys * sizeof *keys + 1);
-    struct merge_cell *cells = malloc(t->n_keys * MERGE_MAX_COLUMNS * sizeof *cells + 1);
+    struct merge_cell *cells = malloc(t->n_keys * t->stride * sizeof *cells + 1);
     if (index != NULL && keys != NULL && cells != NULL) {
         for (size_t k = 0; k < t->n_keys; k++)
             index[k] = k;
@@ -187,8 +430,7 @@ void merge_sort(struct merge_table *t)
         qsort(index, t->n_keys, sizeof *index, compare_rows);
         for (size_t k = 0; k < t->n_keys; k++) {
             keys[k] = t->keys[index[k]];
-            memcpy(&cells[k * MERGE_MAX_COLUMNS], &t->cells[index[k] * MERGE_MAX_COLUMNS],
-                   MERGE_MAX_COLUMNS * sizeof *cells);
+            memcpy(&cells[k * t->stride], &t->cells[index[k] * t->stride], t->stride * sizeof *cells);
         }
         free(t->keys);
         free(t->cells);
@@ -197,6 +439,8 @@ void merge_sort(struct merge_table *t)
         t->cap_keys = t->n_keys;
         keys = NULL;
         cells = NULL;
+        drop_index(&t->by_key); /* they hold the keys' old places: row_of builds them again */
+        drop_index(&t->by_group);
     }
     free(index);
     free(keys);
@@ -210,7 +454,7 @@ size_t merge_shared_rows(const struct merge_table *t)
         int first_run = -1;
         bool two = false;
         for (size_t c = 0; c < t->n_columns && !two; c++) {
-            if (!t->cells[k * MERGE_MAX_COLUMNS + c].present)
+            if (!t->cells[k * t->stride + c].present)
                 continue;
             if (first_run < 0)
                 first_run = t->columns[c].run;
@@ -262,21 +506,20 @@ int merge_baseline(const struct merge_table *t, const char *name, char *err, siz
         count = columns_holding(t, name, false, &found);
     if (count == 1)
         return found;
+    char asked[PLAIN_TEXT_CAP(64)], first[PLAIN_TEXT_CAP(sizeof t->columns[0].name)];
+    plain_text(asked, sizeof asked, name);
     if (count == 0)
-        snprintf(err, cap, "--baseline \"%s\" names no column (the columns: %s%s)", name,
-                 t->columns[0].name, t->n_columns > 1 ? ", ..." : "");
+        snprintf(err, cap, "--baseline \"%s\" names no column (the columns: %s%s)", asked,
+                 plain_text(first, sizeof first, t->columns[0].name), t->n_columns > 1 ? ", ..." : "");
     else
-        snprintf(err, cap, "--baseline \"%s\" names %d columns; give more of one's name", name, count);
-    for (char *c = err; cap > 0 && *c != '\0'; c++)
-        if ((unsigned char)*c < 0x20)
-            *c = '?';
+        snprintf(err, cap, "--baseline \"%s\" names %d columns; give more of one's name", asked, count);
     return -1;
 }
 
 /* The cell of row k, column c. */
 static const struct merge_cell *cell_at(const struct merge_table *t, size_t k, size_t c)
 {
-    return &t->cells[k * MERGE_MAX_COLUMNS + c];
+    return &t->cells[k * t->stride + c];
 }
 
 static double read_percent(const struct merge_cell *cell)
@@ -319,13 +562,17 @@ static void print_legend(const struct merge_table *t)
     printf("x base: GB/s over the baseline's, above 1 is faster):\n");
 }
 
+/* The table for a terminal: every name from a run (devices, peers, files, keys) through plain_text. */
 static void print_table(const struct merge_table *t, size_t baseline)
 {
+    char name[PLAIN_TEXT_CAP(sizeof t->columns[0].name)], origin[PLAIN_TEXT_CAP(sizeof t->columns[0].origin)];
+    char type[PLAIN_TEXT_CAP(sizeof t->keys[0].type)], op[PLAIN_TEXT_CAP(sizeof t->keys[0].op)];
+    char kernel[PLAIN_TEXT_CAP(sizeof t->keys[0].kernel)], shape[PLAIN_TEXT_CAP(sizeof t->keys[0].shape)];
     print_legend(t);
     for (size_t c = 0; c < t->n_columns; c++)
-        printf("  %c  %s%s%s%s\n", c < 26 ? 'A' + (int)c : 'a' + (int)(c - 26) % 26, t->columns[c].name,
-               t->columns[c].origin[0] ? "  (" : "", t->columns[c].origin,
-               t->columns[c].origin[0] ? ")" : "");
+        printf("  %c  %s%s%s%s\n", c < 26 ? 'A' + (int)c : 'a' + (int)(c - 26) % 26,
+               plain_text(name, sizeof name, t->columns[c].name), t->columns[c].origin[0] ? "  (" : "",
+               plain_text(origin, sizeof origin, t->columns[c].origin), t->columns[c].origin[0] ? ")" : "");
     printf("  baseline: %c\n", baseline < 26 ? 'A' + (int)baseline : 'a' + (int)(baseline - 26) % 26);
     printf("%-7s %-6s %11s %-8s", "type", "op", "n", "kernel");
     for (size_t c = 0; c < t->n_columns; c++) {
@@ -335,7 +582,8 @@ static void print_table(const struct merge_table *t, size_t baseline)
     printf("\n");
     for (size_t k = 0; k < t->n_keys; k++) {
         const struct merge_key *key = &t->keys[k];
-        printf("%-7s %-6s %11.0f %-8s", key->type, key->op, key->n, key->kernel);
+        printf("%-7s %-6s %11.0f %-8s", plain_text(type, sizeof type, key->type),
+               plain_text(op, sizeof op, key->op), key->n, plain_text(kernel, sizeof kernel, key->kernel));
         for (size_t c = 0; c < t->n_columns; c++) {
             const struct merge_cell *cell = cell_at(t, k, c);
             double pct = read_percent(cell), x = ratio(t, k, c, baseline);
@@ -354,7 +602,7 @@ static void print_table(const struct merge_table *t, size_t baseline)
                 printf(" %7s", "-");
         }
         if (strcmp(key->shape, "whole") != 0)
-            printf("  %s", key->shape);
+            printf("  %s", plain_text(shape, sizeof shape, key->shape));
         printf("\n");
     }
 }
@@ -371,7 +619,13 @@ static void print_csv(const struct merge_table *t, size_t baseline)
             if (!cell->present)
                 continue;
             csv_string(stdout, key->shape);
-            printf(",%s,%s,%.0f,%s,", key->type, key->op, key->n, key->kernel);
+            putchar(',');
+            csv_word(stdout, key->type);
+            putchar(',');
+            csv_word(stdout, key->op);
+            printf(",%.0f,", key->n);
+            csv_word(stdout, key->kernel);
+            putchar(',');
             csv_string(stdout, col->name);
             putchar(',');
             csv_string(stdout, col->device);
@@ -493,5 +747,7 @@ void merge_release(struct merge_table *t)
     free(t->cells);
     t->keys = NULL;
     t->cells = NULL;
-    t->n_keys = t->cap_keys = 0;
+    t->n_keys = t->cap_keys = t->stride = 0;
+    drop_index(&t->by_key);
+    drop_index(&t->by_group);
 }

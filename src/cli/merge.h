@@ -45,13 +45,23 @@ struct merge_cell {
     double best_ms, gbps, read_gbps; /* read_gbps <= 0: not measured */
 };
 
+/* A hash set of keys (open addressing, linear probing): each slot a key's index + 1, 0 empty. */
+struct merge_index {
+    size_t *slots;
+    size_t capacity;           /* a power of two, or 0: not built */
+    size_t count;
+};
+
 struct merge_table {
     struct merge_column columns[MERGE_MAX_COLUMNS];
     size_t n_columns;
     struct merge_key *keys;
-    struct merge_cell *cells;  /* n_keys rows of MERGE_MAX_COLUMNS */
+    struct merge_cell *cells;  /* n_keys rows of `stride` cells */
+    size_t stride;             /* cells a row: room for the columns, up to MERGE_MAX_COLUMNS */
     size_t n_keys, cap_keys;
     int n_runs;
+    struct merge_index by_key;   /* every key, by (shape, type, op, kernel, n) */
+    struct merge_index by_group; /* a key of each (shape, type, op, kernel), which holds its order */
 };
 
 /*

@@ -3,18 +3,25 @@
  */
 #include "output.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+#include "json.h"
 
 void json_string(FILE *out, const char *text)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
+    for (const char *c = text; *c != '\0';) {
+        size_t n = json_utf8_length(c, 4);
+        if (n == 0) /* JSON is UTF-8: a byte that is no part of a character becomes U+FFFD */
+            fputs("\\ufffd", out);
+        else if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if ((unsigned char)*c < 0x20)
+            fprintf(out, "\\u%04x", (unsigned char)*c);
         else
-            fputc(*p, out);
+            fwrite(c, 1, n, out);
+        c += n ? n : 1;
     }
     fputc('"', out);
 }
@@ -28,6 +35,51 @@ void csv_string(FILE *out, const char *text)
         fputc((unsigned char)*c < 0x20 ? ' ' : *c, out);
     }
     fputc('"', out);
+}
+
+void csv_word(FILE *out, const char *text)
+{
+    bool bare = true;
+    for (const char *c = text; *c != '\0' && bare; c++)
+        bare = *c != ',' && *c != '"' && (unsigned char)*c >= 0x20;
+    if (bare)
+        fputs(text, out);
+    else
+        csv_string(out, text);
+}
+
+/* The escape of the character of `length` bytes at c (0: a byte that is not UTF-8), or "" where
+ * it is printed as it is. */
+static void escape_of(const unsigned char *c, size_t length, char escape[8])
+{
+    escape[0] = '\0';
+    if (length == 0)
+        snprintf(escape, 8, "\\x%02x", c[0]);
+    else if (length == 2 && c[0] == 0xc2 && c[1] < 0xa0) /* U+0080..U+009F */
+        snprintf(escape, 8, "\\u%04x", c[1]);
+    else if (length == 1 && (c[0] == '\n' || c[0] == '\r' || c[0] == '\t' || c[0] == '\\'))
+        snprintf(escape, 8, "\\%c", c[0] == '\n' ? 'n' : c[0] == '\r' ? 'r' : c[0] == '\t' ? 't' : '\\');
+    else if (length == 1 && (c[0] < 0x20 || c[0] == 0x7f))
+        snprintf(escape, 8, "\\x%02x", c[0]);
+}
+
+const char *plain_text(char *buf, size_t cap, const char *text)
+{
+    size_t used = 0;
+    for (const char *c = text; *c != '\0';) {
+        size_t length = json_utf8_length(c, 4), take = length ? length : 1;
+        char escape[8];
+        escape_of((const unsigned char *)c, length, escape);
+        size_t n = escape[0] ? strlen(escape) : take;
+        if (used + n >= cap)
+            break;
+        memcpy(buf + used, escape[0] ? escape : c, n);
+        used += n;
+        c += take;
+    }
+    if (cap > 0)
+        buf[used] = '\0';
+    return buf;
 }
 
 /* A device info string; "" when the query fails. */

@@ -9,11 +9,32 @@
 
 #include "clfold.h"
 
-/* Writes `text` as a JSON string literal, quotes included. */
+/*
+ * Writes `text` as a JSON string literal, quotes included: `"`, `\` and
+ * control characters escaped, UTF-8 as it is, and each byte that is no part
+ * of a UTF-8 character as \ufffd, so that the output is valid JSON whatever
+ * bytes a driver or a file gave.
+ */
 void json_string(FILE *out, const char *text);
 
 /* Writes `text` as a CSV field: in quotes, quotes doubled, control characters as spaces. */
 void csv_string(FILE *out, const char *text);
+
+/* Writes `text` as a CSV field: bare where it holds no comma, quote or control character, else as
+ * csv_string does. For the fields whose usual values (float, sum, auto) are bare words. */
+void csv_word(FILE *out, const char *text);
+
+/*
+ * `text` made safe to print on a terminal, into buf (cap bytes; cut before
+ * an escape that does not fit): C0 controls as \n, \r, \t or \xNN (ESC is
+ * \x1b), DEL as \x7f, C1 controls (U+0080..U+009F, which some terminals
+ * obey as ESC sequences) as \u0080.., a byte that is not UTF-8 as \xNN, and
+ * a backslash as \\, so that each escape reads one way. Returns buf.
+ */
+const char *plain_text(char *buf, size_t cap, const char *text);
+
+/* Room for plain_text of a string of n bytes: a byte takes at most 4. */
+#define PLAIN_TEXT_CAP(n) (4 * (n) + 1)
 
 /* What the runner reports about a device. */
 struct device_summary {

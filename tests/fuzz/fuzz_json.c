@@ -3,8 +3,8 @@
  * json_parse() in src/cli/json.c. The input is the text, not terminated.
  * Besides the sanitizers' findings it traps when the reader breaks its
  * contract (src/cli/json.h): refused, a one-line reason; accepted, a tree
- * whose strings are terminated at their length and whose members all have
- * names, with json_member finding the first of each name.
+ * whose strings are valid UTF-8 terminated at their length and whose members
+ * all have names, with json_member finding the first of each name.
  * Seeds: tests/fuzz/corpus/json/; tokens: tests/fuzz/json.dict.
  */
 #include <stdint.h>
@@ -25,8 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int walk(const struct json_value *v)
 {
     int deepest = 0;
-    if (v->kind == JSON_STRING)
+    if (v->kind == JSON_STRING) {
         REQUIRE(v->string != NULL && v->string[v->length] == '\0');
+        for (size_t at = 0, n; at < v->length; at += n) /* valid UTF-8, NULs from \u0000 included */
+            REQUIRE((n = v->string[at] == '\0' ? 1 : json_utf8_length(v->string + at, v->length - at)) > 0);
+    }
     if (v->kind == JSON_OBJECT || v->kind == JSON_ARRAY) {
         REQUIRE(v->length == 0 || v->items != NULL);
         for (size_t i = 0; i < v->length; i++) {
