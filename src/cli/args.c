@@ -152,7 +152,7 @@ static const struct {
     {CMD_REDUCE, OPT_MPI, "[--mpi]",
      "  --mpi       under mpirun: each rank reads its own slice of FILE and reduces it\n"
      "              on its device (-d local-rank: the node's GPUs by node-local rank);\n"
-     "              rank 0 prints the whole's result (docs/partials.md)\n"},
+     "              rank 0 prints the whole's result (docs/mpi.md)\n"},
     {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
     {CMD_SCAN, OPT_DEVICE, "[-d SEL]", "  -d SEL      device (see clfold --help)\n"},
     {CMD_SCAN, OPT_OP, "[-o OP]", "  -o OP       sum prod min max and or xor (default sum)\n"},
