@@ -120,8 +120,8 @@ grep -q '^Summary: 2 devices side by side' "$work/out" &&
     [ "$(grep -Ec '^int8 +sum +(1000|4099) +auto +[0-9.]+ +[0-9.]+% +1\.00x +[0-9.]+ .*inclusive scan$' "$work/out")" -eq 2 ] ||
     fail "bench --scan's summary: $(cat "$work/out")"
 expect_status 0 "$clfold" bench --scan --sizes $sizes -t float --format csv
-head -1 "$work/out" | grep -q ',read_gbps,correct,scan$' &&
-    [ "$(grep -c '^1,[0-9]*:[0-9]*,.*,clfold,float,sum,.*,true,inclusive$' "$work/out")" -eq 2 ] ||
+head -1 "$work/out" | grep -q ',read_gbps,correct,scan,path$' &&
+    [ "$(grep -c '^1,[0-9]*:[0-9]*,.*,clfold,float,sum,[0-9]*,auto,.*,true,inclusive,scan-[a-z]*$' "$work/out")" -eq 2 ] ||
     fail "bench --scan --format csv: $(cat "$work/out")"
 
 # A device that fails (its kernel's build, the 6th clBuildProgram of the process: the

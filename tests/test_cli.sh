@@ -166,6 +166,9 @@ assert {r["kernel"] for r in rows} == {"auto", "k3"}
 PY
 expect_status 0 "$clfold" bench --sizes 2^10:2^12 -t int32
 [ "$(grep -Ec '^int32 +sum +[0-9]+ .* yes' "$work/out")" -eq 3 ] || fail "bench 2^10:2^12 lacks 3 rows: $(cat "$work/out")"
+# The kernel column says auto, as the JSON and compare do; the path column which shape ran.
+[ "$(grep -Ec '^int32 +sum +[0-9]+ +auto +(cpu|gpu) ' "$work/out")" -eq 3 ] ||
+    fail "bench's table: not kernel auto and its path: $(cat "$work/out")"
 # A peer: any program printing the bench's JSON lines; its rows and ratio appear.
 cat >"$work/peer.sh" <<'SH'
 #!/bin/sh
@@ -366,8 +369,8 @@ SH
 chmod +x "$work/scan_peer.sh"
 expect_status 0 "$clfold" bench --scan --exclusive --sizes 1000,2000 -t int32 -o sum,max,xor --peer "$work/scan_peer.sh"
 grep -q '^Scan: exclusive; ' "$work/out" &&
-    [ "$(grep -Ec '^int32 +sum +(1000|2000) +scan-(cpu|gpu) .* yes +fake-sum 1.5000 ms' "$work/out")" -eq 2 ] &&
-    [ "$(grep -Ec '^int32 +max +(1000|2000) +scan-(cpu|gpu) .* yes +fake-max 1.5000 ms' "$work/out")" -eq 2 ] &&
+    [ "$(grep -Ec '^int32 +sum +(1000|2000) +auto +scan-(cpu|gpu) .* yes +fake-sum 1.5000 ms' "$work/out")" -eq 2 ] &&
+    [ "$(grep -Ec '^int32 +max +(1000|2000) +auto +scan-(cpu|gpu) .* yes +fake-max 1.5000 ms' "$work/out")" -eq 2 ] &&
     [ "$(grep -Ec '^int32 +xor +(1000|2000) .* yes *$' "$work/out")" -eq 2 ] && ! grep -q decoy "$work/out" ||
     fail "bench --scan --exclusive --peer: $(cat "$work/out" "$work/err")"
 # A wrong scan fails the command: Kogge-Stone's step broken in a copy of the kernels

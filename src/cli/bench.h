@@ -221,9 +221,6 @@ int bench_add_row(struct bench_results *results, const struct bench_row *row);
 int bench_run_peers(const struct cli_args *args, const struct bench_plan *plan,
                      struct bench_device *device);
 
-/* "float", "ladder" or the auto path's shape: what the row's kernel column says. */
-const char *bench_path_or_kernel(const struct bench_row *row);
-
 /* Every device's table (a failed one says why in its place), then with several a summary. */
 void bench_print(const struct cli_args *args, const struct bench_plan *plan, const struct bench_run *run);
 

@@ -176,17 +176,17 @@ static void csv_device(const struct bench_device *device, clfold_accuracy accura
 void bench_print_csv(const struct bench_plan *plan, const struct bench_run *run)
 {
     printf("schema_version,device_index,device,driver,accuracy,source,type,op,n,kernel,best_ms,"
-           "median_ms,e2e_ms,gbps,read_gbps,correct,scan\n");
+           "median_ms,e2e_ms,gbps,read_gbps,correct,scan,path\n");
     for (size_t d = 0; d < run->n_devices; d++) {
         const struct bench_device *device = &run->devices[d];
         const struct bench_results *results = device->results;
         for (size_t i = 0; i < results->n_rows; i++) {
             const struct bench_row *r = &results->rows[i];
             csv_device(device, plan->accuracy);
-            printf("clfold,%s,%s,%zu,%s,%.6f,%.6f,%.6f,%.3f,%.3f,%s,%s\n", clfold_type_name(r->type),
-                   clfold_op_name(r->op), r->n, bench_path_or_kernel(r), r->best_ms, r->median_ms,
+            printf("clfold,%s,%s,%zu,%s,%.6f,%.6f,%.6f,%.3f,%.3f,%s,%s,%s\n", clfold_type_name(r->type),
+                   clfold_op_name(r->op), r->n, bench_kernel_name(r), r->best_ms, r->median_ms,
                    r->e2e_ms, r->gbps, r->read_gbps, r->correct ? "true" : "false",
-                   r->scan != NULL ? r->scan : "");
+                   r->scan != NULL ? r->scan : "", r->path != NULL ? r->path : "");
         }
         for (size_t p = 0; p < results->n_peers; p++) {
             const struct peer_row *r = &results->peers[p];
@@ -195,7 +195,7 @@ void bench_print_csv(const struct bench_plan *plan, const struct bench_run *run)
                 snprintf(e2e, sizeof e2e, "%.6f", r->e2e_ms);
             csv_device(device, plan->accuracy);
             csv_string(stdout, r->peer);
-            printf(",%s,%s,%zu,,%.6f,%.6f,%s,%.3f,,,%s\n", clfold_type_name(r->type),
+            printf(",%s,%s,%zu,,%.6f,%.6f,%s,%.3f,,,%s,\n", clfold_type_name(r->type),
                    clfold_op_name(r->op), r->n, r->best_ms, r->median_ms, e2e, peer_gbps(r),
                    r->scan != NULL ? r->scan : "");
         }

@@ -310,12 +310,6 @@ int bench_run_peers(const struct cli_args *args, const struct bench_plan *plan, 
     return exit_status;
 }
 
-const char *bench_path_or_kernel(const struct bench_row *r)
-{
-    bool automatic = r->scan != NULL ? r->scan_kernel == CLFOLD_SCAN_AUTO : r->kernel == CLFOLD_AUTO;
-    return automatic && r->path != NULL ? r->path : bench_kernel_name(r);
-}
-
 /* Peers' rows at the same type and size as `row`. */
 static void print_peer_columns(const struct bench_results *results, const struct bench_row *row)
 {
@@ -350,17 +344,17 @@ static void print_table(const struct bench_device *device, const struct bench_pl
                    "too)\n", scan ? "copy" : "read");
             break;
         }
-    printf("%-7s %-6s %11s %-*s %10s %10s %10s %9s %9s %6s %s", "type", "op", "n", width,
-           "kernel", "best(ms)", "median", "e2e(ms)", "GB/s", scan ? "copy" : "read",
+    printf("%-7s %-6s %11s %-*s %-8s %10s %10s %10s %9s %9s %6s %s", "type", "op", "n", width,
+           "kernel", "path", "best(ms)", "median", "e2e(ms)", "GB/s", scan ? "copy" : "read",
            scan ? "%copy" : "%read", "correct");
     if (results->n_peers > 0)
         printf("  peers: best, ratio peer/clfold (>1: clfold faster); e2e, ratio");
     printf("\n");
     for (size_t i = 0; i < results->n_rows; i++) {
         const struct bench_row *r = &results->rows[i];
-        printf("%-7s %-6s %11zu %-*s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-*s",
-               clfold_type_name(r->type), clfold_op_name(r->op), r->n, width, bench_path_or_kernel(r),
-               r->best_ms, r->median_ms, r->e2e_ms, r->gbps, r->read_gbps,
+        printf("%-7s %-6s %11zu %-*s %-8s %10.4f %10.4f %10.4f %9.1f %9.1f %5.1f%% %-*s",
+               clfold_type_name(r->type), clfold_op_name(r->op), r->n, width, bench_kernel_name(r),
+               r->path != NULL ? r->path : "-", r->best_ms, r->median_ms, r->e2e_ms, r->gbps, r->read_gbps,
                r->read_gbps > 0 ? 100 * r->gbps / r->read_gbps : 0, results->n_peers > 0 ? 7 : 0,
                r->correct ? "yes" : "NO");
         print_peer_columns(results, r);

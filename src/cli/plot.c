@@ -121,8 +121,9 @@ static size_t bench_series(const struct bench_results *results, struct plot_seri
         if (seen)
             continue;
         clfold_series(results, i, false, &series[count]);
-        snprintf(series[count++].title, sizeof series[0].title, "clfold %s %s %s",
-                 bench_path_or_kernel(r), clfold_type_name(r->type), clfold_op_name(r->op));
+        snprintf(series[count++].title, sizeof series[0].title, "clfold %s%s%s%s %s %s",
+                 bench_kernel_name(r), r->path != NULL ? " (" : "", r->path != NULL ? r->path : "",
+                 r->path != NULL ? ")" : "", clfold_type_name(r->type), clfold_op_name(r->op));
         if (i == 0) {
             clfold_series(results, i, true, &series[count]);
             snprintf(series[count++].title, sizeof series[0].title, "%s %s",
