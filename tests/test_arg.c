@@ -983,6 +983,7 @@ static void run_axis_part(bool every_shape)
     test_rng rng = {every_shape ? UINT64_C(0x61786973) : UINT64_C(0x7479706573)};
     for (size_t t = 0; t < N_TYPES; t++) {
         clfold_type type = TYPES[t];
+        test_progress("test_arg", "axes of %s", clfold_type_name(type));
         if (!type_wanted(type) || type_of_every_shape(type) != every_shape)
             continue;
         for (size_t s = 0; s < (every_shape ? N_AXIS_SHAPES : FEW_AXIS_SHAPES); s++)

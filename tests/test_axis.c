@@ -188,6 +188,7 @@ static void run_matrix(void)
         clfold_type type = ALL_TYPES[t];
         if (type == CLFOLD_DOUBLE && !fp64)
             continue;
+        test_progress("test_axis --matrix", "%s", clfold_type_name(type));
         for (int op = CLFOLD_SUM; op <= CLFOLD_XOR; op++) {
             if (type_is_float(type) && op >= CLFOLD_AND)
                 continue;
@@ -263,7 +264,7 @@ static void run_sweep(void)
     for (size_t t = 0; t < sizeof ALL_TYPES / sizeof *ALL_TYPES; t++) {
         if (ALL_TYPES[t] == CLFOLD_DOUBLE && !fp64)
             continue;
-        fprintf(stderr, "test_axis --sweep: %s\n", clfold_type_name(ALL_TYPES[t]));
+        test_progress("test_axis --sweep", "%s", clfold_type_name(ALL_TYPES[t]));
         for (int op = CLFOLD_SUM; op <= CLFOLD_ARGMAX; op++)
             sweep_one(ALL_TYPES[t], (clfold_op)op, &rng);
     }

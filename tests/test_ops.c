@@ -181,6 +181,7 @@ static void test_matrix(struct run *r)
         return;
     for (size_t t = 0; t < N_TYPES; t++) {
         clfold_type type = TYPES[t];
+        test_progress("test_ops", "%s", clfold_type_name(type));
         if (type == CLFOLD_DOUBLE && !r->has_fp64) {
             printf("test_ops: no cl_khr_fp64: double skipped\n");
             continue;

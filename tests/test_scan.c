@@ -602,6 +602,8 @@ static void run_matrix(void)
             clfold_type type = TYPES[t], result;
             if (!type_wanted(type))
                 continue;
+            test_progress("test_scan --matrix", "%s %s", clfold_scan_kernel_name(kernels[k]),
+                          clfold_type_name(type));
             for (clfold_op op = CLFOLD_SUM; op <= CLFOLD_XOR; op++) {
                 if (clfold_result_type(type, op, &result) != CLFOLD_SUCCESS)
                     continue; /* bitwise on floats: --misuse */

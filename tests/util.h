@@ -9,6 +9,7 @@
 #define CLFOLD_TEST_UTIL_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -281,10 +282,29 @@ static inline bool test_device_has_fp64(cl_device_id device)
     return test_device_has_extension(device, "cl_khr_fp64");
 }
 
-/* A context on CLFOLD_DEVICE (through clfold's NULL selector) or the default device. */
+/*
+ * Says on stderr what a long test takes up next ("TEST: WHAT"), so that one
+ * stopped at its time limit shows where it was.
+ */
+static inline void test_progress(const char *test, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "%s: ", test);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+}
+
+/*
+ * A context on CLFOLD_DEVICE (through clfold's NULL selector) or the default
+ * device. Standard output turns line-buffered: what a test printed before a
+ * time limit stopped it is not lost in a buffer.
+ */
 static inline clfold_context *test_context(void)
 {
     clfold_context *ctx = NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     clfold_status status = clfold_create(&ctx, NULL);
     if (status != CLFOLD_SUCCESS) {
         fprintf(stderr, "clfold_create(CLFOLD_DEVICE=%s) failed: %s\n",
