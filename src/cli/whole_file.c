@@ -60,10 +60,12 @@ int whole_file_open(struct whole_file *f, const char *path, char *why, size_t ca
     }
     /* A link to a file: replace the file it names, beside it. */
     f->target = exists ? realpath(path, NULL) : copy_of(path);
-    f->temporary = f->target != NULL ? temporary_name(f->target) : NULL;
+    if (f->target == NULL)
+        return say(why, cap, "cannot create: %s", strerror(errno));
+    f->temporary = temporary_name(f->target);
     if (f->temporary == NULL) {
         whole_file_abandon(f);
-        return say(why, cap, "out of memory");
+        return say(why, cap, "cannot create: out of memory");
     }
     int fd = mkstemp(f->temporary);
     if (fd < 0) {
