@@ -521,16 +521,27 @@ inline ACC_T load_in(__global const IN_T *in, size_t i)
 
 #if IN_HALF
 /*
- * Halves p[0..7] and p[0..15] as floats, for the CPU shapes' vectors. POCL
- * 3.1 crashes on a vload_half8 from an address that is not 16-byte aligned
+ * Halves p[0..N-1] as floats, for the CPU shapes' vectors. POCL 3.1 crashes
+ * on a vload_half8 from an address that is not 16-byte aligned
  * (tests/known-bugs/pocl_vload_half8.py), though the function asks only for
- * a half's alignment, so wider vectors are built from vload_half4s, which
- * it loads from any address.
+ * a half's alignment: there (SPLIT_HALF_LOADS, set by the host for POCL)
+ * wider vectors are built from vload_half4s, which it loads from any
+ * address. Elsewhere vload_halfN itself, since Oclgrind 21.10's
+ * --uninitialized crashes on the vectors built
+ * (tests/known-bugs/oclgrind_lo_hi_shuffle.py).
  */
+#ifndef SPLIT_HALF_LOADS
+#define SPLIT_HALF_LOADS 0
+#endif
 #define load_halves2(p) vload_half2(0, (p))
 #define load_halves4(p) vload_half4(0, (p))
+#if SPLIT_HALF_LOADS
 #define load_halves8(p) ((float8)(vload_half4(0, (p)), vload_half4(0, (p) + 4)))
 #define load_halves16(p) ((float16)(load_halves8(p), load_halves8((p) + 8)))
+#else
+#define load_halves8(p) vload_half8(0, (p))
+#define load_halves16(p) vload_half16(0, (p))
+#endif
 #endif
 
 #if ACC_FLOAT

@@ -246,6 +246,7 @@ clfold_status device_read_caps(clfold_context *ctx)
                                NULL),
              "CL_PLATFORM_NAME");
     caps->prefetch_hints = has_prefetch_hints(platform_name);
+    caps->split_half_loads = contains_nocase(platform_name, "portable computing language");
     caps->create_buffer_nv =
         (create_buffer_nv_fn)clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV");
 cleanup:

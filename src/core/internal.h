@@ -29,6 +29,7 @@ struct device_caps {
     bool is_cpu;
     bool cpu_shape;              /* the auto path takes the CPU shape (device.c: not on llvmpipe) */
     bool prefetch_hints;         /* POCL: kernels' __builtin_prefetch becomes a prefetch */
+    bool split_half_loads;       /* POCL: vload_half8 off 16 bytes crashes (defs.cl's load_halves) */
     bool has_fp64;
     bool float_denormals;        /* CL_FP_DENORM: float arithmetic keeps subnormals */
     bool has_int64_base_atomics;

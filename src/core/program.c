@@ -179,6 +179,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DSEGMENTED=1");
     if (config->col_vectors != 0)
         ok = ok && append(buf, cap, " -DCOL_VECTORS=%u", config->col_vectors);
+    if (ctx->caps.split_half_loads && config->in == CLFOLD_HALF)
+        ok = ok && append(buf, cap, " -DSPLIT_HALF_LOADS=1");
     if (config->run_items != 0)
         ok = ok && append(buf, cap, " -DRUN_ITEMS=%u", config->run_items);
     if (config->lookback_rounds != 0)
