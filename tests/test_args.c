@@ -71,10 +71,15 @@ static void test_accepted(void)
     EXPECT(a.n == SIZE_MAX, "-n SIZE_MAX: %zu", a.n);
     ACCEPT(&a, "ladder", "-n", "2^31");
     EXPECT(a.n == (size_t)1 << 31, "-n 2^31: %zu", a.n);
-    ACCEPT(&a, "reduce", "-k", "k6", "--kernel=atomic", "file.npy");
-    EXPECT(a.command == CMD_REDUCE && a.kernel == CLFOLD_ATOMIC && a.file != NULL &&
-              strcmp(a.file, "file.npy") == 0,
-          "reduce: the last -k wins, the file is kept");
+    REFUSE("--kernel is given twice", "reduce", "-k", "k6", "--kernel=atomic", "file.npy");
+    REFUSE("--op is given twice", "reduce", "-o", "sum", "-o", "max", "file.npy");
+    ACCEPT(&a, "bench", "--peer", "a", "--peer", "b");
+    EXPECT(a.n_peers == 2, "bench: --peer as often as there are peers");
+    ACCEPT(&a, "reduce", "-o", "max", "--", "-x.npy");
+    EXPECT(a.file != NULL && strcmp(a.file, "-x.npy") == 0 && a.op == CLFOLD_MAX,
+          "-- ends the options");
+    REFUSE("unexpected argument \"-o\"", "reduce", "--", "-x.npy", "-o");
+    REFUSE("--device needs a value, not an empty one", "reduce", "-d", "", "x.npy");
     ACCEPT(&a, "reduce", "-");
     EXPECT(a.file != NULL && strcmp(a.file, "-") == 0, "a lone '-' is a file name");
     ACCEPT(&a, "reduce", "--help");
@@ -116,19 +121,20 @@ static void test_refused(void)
     REFUSE("needs a value", "ladder", "-n");
     REFUSE("needs a value", "ladder", "--format");
     REFUSE("takes no value", "ladder", "--verbose=yes");
-    const char *counts[] = {"12abc", "-5", "", " 12", "2^64", "2^-1", "2^", "0x10", "1e6",
+    REFUSE("--count needs a value, not an empty one", "ladder", "-n", "");
+    const char *counts[] = {"12abc", "-5", " 12", "2^64", "2^-1", "2^", "0x10", "1e6",
                             "99999999999999999999999", "1 2", "3.5", "3^4", "2^3x"};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         REFUSE("-n takes a count", "ladder", "-n", counts[i]);
-    const char *blocks[] = {"0", "3", "96", "12abc", "2^64", "", "-64", "1000000"};
+    const char *blocks[] = {"0", "3", "96", "12abc", "2^64", "-64", "1000000"};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
         REFUSE("-b takes a power of two", "ladder", "-b", blocks[i]);
     REFUSE("unknown type \"complex\"", "ladder", "-t", "complex");
-    REFUSE("unknown type \"\"", "ladder", "-t", "");
+    REFUSE("--type needs a value, not an empty one", "ladder", "-t", "");
     REFUSE("unknown operator \"nand\"", "reduce", "--op=nand", "x.npy");
     REFUSE("unknown kernel \"k9\"", "reduce", "-k", "k9", "x.npy");
     REFUSE("--accuracy takes", "ladder", "--accuracy", "precise");
-    REFUSE("--format takes", "ladder", "--format=");
+    REFUSE("--format needs a value, not an empty one", "ladder", "--format=");
     REFUSE("--format takes", "ladder", "--format", "xml");
     REFUSE("devices --format takes table or json", "devices", "--format", "csv");
     REFUSE("reduce needs a .npy FILE", "reduce");
