@@ -213,7 +213,7 @@ esac
 SH
 chmod +x "$work/shape_peer.sh"
 expect_status 0 "$clfold" bench --shape 1000x37 --axis 0 -t float,int32 --peer "$work/shape_peer.sh"
-[ "$(grep -Ec '^(float|int32) +sum +37000 columns .* yes +shaped 2.5000 ms' "$work/out")" -eq 2 ] &&
+[ "$(grep -Ec '^(float|int32) +sum +37000 +auto +columns .* yes +shaped 2.5000 ms' "$work/out")" -eq 2 ] &&
     grep -q '^Shape: 1000 x 37, axis 0' "$work/out" ||
     fail "bench --shape: rows or the peer's columns missing: $(cat "$work/out" "$work/err")"
 expect_status 0 "$clfold" bench --shape 2^10x2^7 --axis 1 -t double -o max --format json
@@ -222,7 +222,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["devices"][0]["
 offsets_files() { ls /tmp/clfold-segments-* 2>/dev/null | wc -l; }
 before=$(offsets_files)
 expect_status 0 "$clfold" bench --segments power-law --sizes 300000 -t float --peer "$work/shape_peer.sh"
-grep -Eq '^float +sum +300000 segments .* yes +shaped 2.5000 ms' "$work/out" ||
+grep -Eq '^float +sum +300000 +auto +segments .* yes +shaped 2.5000 ms' "$work/out" ||
     fail "bench --segments: $(cat "$work/out" "$work/err")"
 [ "$(offsets_files)" -le "$before" ] || fail "bench --segments left its offsets file behind"
 # argmin and argmax: every result checked against the host reference (whole arrays, rows,
@@ -262,13 +262,13 @@ grep -Eq '^float +sum +1000 .* yes +fake-sum 1.5000 ms' "$work/out" &&
     grep -Eq '^float +max +1000 .* yes *$' "$work/out" && ! grep -q decoy "$work/out" ||
     fail "bench -o sum,argmax,max --peer: $(cat "$work/out" "$work/err")"
 expect_status 0 "$clfold" bench --shape 1000x37 --axis 0 -t float,int32 -o argmax --peer "$work/op_peer.sh"
-[ "$(grep -Ec '^(float|int32) +argmax +37000 columns .* yes +fake-argmax 1.5000 ms' "$work/out")" -eq 2 ] ||
+[ "$(grep -Ec '^(float|int32) +argmax +37000 +auto +columns .* yes +fake-argmax 1.5000 ms' "$work/out")" -eq 2 ] ||
     fail "bench --shape -o argmax: $(cat "$work/out" "$work/err")"
 expect_status 0 "$clfold" bench --shape 37x1000 --axis 1 -t half,double -o argmin,argmax --format json
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["devices"][0]["rows"]; assert len(r)==4 and all(x["correct"] and x["path"]=="rows" for x in r), r' \
     "$work/out" || fail "bench --shape --axis 1 -o argmin,argmax: $(cat "$work/out")"
 expect_status 0 "$clfold" bench --segments power-law --sizes 300000 -t int8 -o argmax
-grep -Eq '^int8 +argmax +300000 segments .* yes' "$work/out" || fail "bench --segments -o argmax: $(cat "$work/out")"
+grep -Eq '^int8 +argmax +300000 +auto +segments .* yes' "$work/out" || fail "bench --segments -o argmax: $(cat "$work/out")"
 expect_status 0 env CLFOLD="$clfold" "$clfold" bench --sizes 4099 -o argmax \
     --peer "python3 $(dirname "$0")/../bench/peers/clfold_peer.py default"
 grep -Eq '^float +argmax +4099 .* yes +clfold-default [0-9.]+ ms' "$work/out" ||
@@ -280,7 +280,7 @@ if [ -x "$openmp_peer" ]; then
     [ "$(grep -Ec '^(float|int8) +arg(max|min) +4097 .* yes +openmp [0-9.]+ ms' "$work/out")" -eq 4 ] ||
         fail "bench -o argmax,argmin --peer openmp_peer: $(cat "$work/out" "$work/err")"
     expect_status 0 "$clfold" bench --shape 100x37 --axis 0 -t double -o argmin --peer "$openmp_peer 2"
-    grep -Eq '^double +argmin +3700 columns .* yes +openmp [0-9.]+ ms' "$work/out" ||
+    grep -Eq '^double +argmin +3700 +auto +columns .* yes +openmp [0-9.]+ ms' "$work/out" ||
         fail "bench --shape -o argmin --peer openmp_peer: $(cat "$work/out" "$work/err")"
 else
     echo "note: no $openmp_peer (no OpenMP): its argmax rows are not checked"
