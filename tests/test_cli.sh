@@ -213,16 +213,25 @@ esac
 SH
 chmod +x "$work/shape_peer.sh"
 expect_status 0 "$clfold" bench --shape 1000x37 --axis 0 -t float,int32 --peer "$work/shape_peer.sh"
-[ "$(grep -Ec '^(float|int32) +sum +37000 columns .* yes +shaped 2.5000 ms' "$work/out")" -eq 2 ] &&
+[ "$(grep -Ec '^(float|int32) +sum +37000 +auto +columns .* yes +shaped 2.5000 ms' "$work/out")" -eq 2 ] &&
     grep -q '^Shape: 1000 x 37, axis 0' "$work/out" ||
     fail "bench --shape: rows or the peer's columns missing: $(cat "$work/out" "$work/err")"
 expect_status 0 "$clfold" bench --shape 2^10x2^7 --axis 1 -t double -o max --format json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["devices"][0]["rows"]; assert d["shape"]=="1024 x 128, axis 1" and len(r)==1 and r[0]["correct"] and r[0]["path"]=="rows", d' \
     "$work/out" || fail "bench --shape --format json: $(cat "$work/out")"
+# bench checks every column of a matrix wider than one block of columns: the library's
+# (the GPU shape's team of up to 32 vectors, the CPU shape's lanes times their vectors) and
+# the check's own (it gathers up to 256 columns at a time). 1000 columns, on both shapes.
+for shape in cpu gpu; do
+    expect_status 0 env CLFOLD_AUTO_SHAPE=$shape "$clfold" bench --shape 100x1000 --axis 0 -t int32,float \
+        -o sum,argmax
+    [ "$(grep -Ec '^(int32|float) +(sum|argmax) +100000 +auto +columns .* yes' "$work/out")" -eq 4 ] ||
+        fail "bench --shape 100x1000 --axis 0 on the $shape shape: $(cat "$work/out" "$work/err")"
+done
 offsets_files() { ls /tmp/clfold-segments-* 2>/dev/null | wc -l; }
 before=$(offsets_files)
 expect_status 0 "$clfold" bench --segments power-law --sizes 300000 -t float --peer "$work/shape_peer.sh"
-grep -Eq '^float +sum +300000 segments .* yes +shaped 2.5000 ms' "$work/out" ||
+grep -Eq '^float +sum +300000 +auto +segments .* yes +shaped 2.5000 ms' "$work/out" ||
     fail "bench --segments: $(cat "$work/out" "$work/err")"
 [ "$(offsets_files)" -le "$before" ] || fail "bench --segments left its offsets file behind"
 # argmin and argmax: every result checked against the host reference (whole arrays, rows,
@@ -262,13 +271,13 @@ grep -Eq '^float +sum +1000 .* yes +fake-sum 1.5000 ms' "$work/out" &&
     grep -Eq '^float +max +1000 .* yes *$' "$work/out" && ! grep -q decoy "$work/out" ||
     fail "bench -o sum,argmax,max --peer: $(cat "$work/out" "$work/err")"
 expect_status 0 "$clfold" bench --shape 1000x37 --axis 0 -t float,int32 -o argmax --peer "$work/op_peer.sh"
-[ "$(grep -Ec '^(float|int32) +argmax +37000 columns .* yes +fake-argmax 1.5000 ms' "$work/out")" -eq 2 ] ||
+[ "$(grep -Ec '^(float|int32) +argmax +37000 +auto +columns .* yes +fake-argmax 1.5000 ms' "$work/out")" -eq 2 ] ||
     fail "bench --shape -o argmax: $(cat "$work/out" "$work/err")"
 expect_status 0 "$clfold" bench --shape 37x1000 --axis 1 -t half,double -o argmin,argmax --format json
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["devices"][0]["rows"]; assert len(r)==4 and all(x["correct"] and x["path"]=="rows" for x in r), r' \
     "$work/out" || fail "bench --shape --axis 1 -o argmin,argmax: $(cat "$work/out")"
 expect_status 0 "$clfold" bench --segments power-law --sizes 300000 -t int8 -o argmax
-grep -Eq '^int8 +argmax +300000 segments .* yes' "$work/out" || fail "bench --segments -o argmax: $(cat "$work/out")"
+grep -Eq '^int8 +argmax +300000 +auto +segments .* yes' "$work/out" || fail "bench --segments -o argmax: $(cat "$work/out")"
 expect_status 0 env CLFOLD="$clfold" "$clfold" bench --sizes 4099 -o argmax \
     --peer "python3 $(dirname "$0")/../bench/peers/clfold_peer.py default"
 grep -Eq '^float +argmax +4099 .* yes +clfold-default [0-9.]+ ms' "$work/out" ||
@@ -280,7 +289,7 @@ if [ -x "$openmp_peer" ]; then
     [ "$(grep -Ec '^(float|int8) +arg(max|min) +4097 .* yes +openmp [0-9.]+ ms' "$work/out")" -eq 4 ] ||
         fail "bench -o argmax,argmin --peer openmp_peer: $(cat "$work/out" "$work/err")"
     expect_status 0 "$clfold" bench --shape 100x37 --axis 0 -t double -o argmin --peer "$openmp_peer 2"
-    grep -Eq '^double +argmin +3700 columns .* yes +openmp [0-9.]+ ms' "$work/out" ||
+    grep -Eq '^double +argmin +3700 +auto +columns .* yes +openmp [0-9.]+ ms' "$work/out" ||
         fail "bench --shape -o argmin --peer openmp_peer: $(cat "$work/out" "$work/err")"
 else
     echo "note: no $openmp_peer (no OpenMP): its argmax rows are not checked"
@@ -393,6 +402,26 @@ else
         grep -Eq '^int32 +sum +4097 +blelloch .* yes' "$work/out" &&
         grep -q '^clfold: int32 inclusive sum scan, kogge-stone, n 4097: output [0-9]* is ' "$work/err" ||
         fail "bench --scan with a broken kernel: $(cat "$work/out" "$work/err")"
+fi
+# A wrong result fails every kind of bench (exit 1, its row NO): integer sums and argmax's
+# pairs broken in another copy of the kernels (combine in cl/core/defs.cl), which every
+# path folds with: whole arrays, columns (one block and several), rows, segments, argmax
+# and scans.
+cp -r "$cl_dir" "$work/broken-combine"
+sed -i -e 's/^    return (ACC_T)((ACC_UT)a + (ACC_UT)b);$/    return (ACC_T)((ACC_UT)a + (ACC_UT)b + 1);/' \
+    -e 's/^    return arg_before(b, a) ? b : a;$/    return arg_before(a, b) ? b : a;/' "$work/broken-combine/core/defs.cl"
+if [ "$(diff "$cl_dir/core/defs.cl" "$work/broken-combine/core/defs.cl" | grep -c '^>')" -ne 2 ]; then
+    fail "the broken combine no longer applies to cl/core/defs.cl"
+else
+    for kind in "--sizes 4099 -t int32" "--shape 100x300 --axis 0 -t int32" \
+        "--shape 100x1000 --axis 0 -t int32" "--shape 100x300 --axis 1 -t int32" \
+        "--segments power-law --sizes 300000 -t int32" "--sizes 4099 -o argmax" \
+        "--scan --sizes 4099 -t int32"; do
+        # shellcheck disable=SC2086 # $kind is several words
+        expect_status 1 env CLFOLD_KERNEL_DIR="$work/broken-combine" "$clfold" bench $kind
+        grep -Eq '^(int32|float) +(sum|argmax) .* NO' "$work/out" ||
+            fail "bench $kind with a broken combine: $(cat "$work/out" "$work/err")"
+    done
 fi
 # The OpenMP peer's scans (OpenMP 5.0's scan directive), each of its outputs checked by itself.
 if [ -x "$openmp_peer" ]; then

@@ -15,6 +15,8 @@ from what the runner wrote (-O) and compared with what it printed:
     float16, every kernel; segments (from the segment's start, -1 when
     empty); several axes and empty arrays or axes refused, zero results an
     empty int64 array;
+  - every negative axis down to -ndim, for reductions and argmin/argmax, and
+    -ndim - 1 refused;
   - bad input: exit status 2 and one line on stderr naming what is wrong.
 Exits 1 on any failure, or if nothing was checked.
 """
@@ -268,6 +270,30 @@ def check_args(rng):
                   f"-o {op} of {name}: exit {rc}, stdout {printed!r}, stderr {err!r}")
 
 
+def check_negative_axes(rng):
+    """Every negative axis down to -ndim, alone and with -1, for reductions and argmin/argmax;
+    -ndim - 1 refused. The other checks spell only some axes negatively, never axis 0."""
+    for shape in [(5,), (4, 6), (3, 4, 5), (2, 3, 2, 5)]:
+        ndim = len(shape)
+        ints = rng.integers(-2, 3, size=shape).astype(np.int32)
+        floats = rng.uniform(-1, 1, size=shape)
+        floats.flat[1::4] = -0.0
+        floats.flat[3::11] = np.nan
+        for axis in range(-ndim, 0):
+            check_axes(ints, "sum", (axis + ndim,), str(axis))
+            check_axes(floats, "max", (axis + ndim,), str(axis))
+            for op in ("argmin", "argmax"):
+                check_arg(ints, op, axis, str(axis))
+        if ndim > 2:
+            check_axes(floats, "min", (0, ndim - 1), f"{-ndim},-1")
+        path = os.path.join(WORK, "negative.npy")
+        np.save(path, ints)
+        for op in ("sum", "argmax"):
+            rc, printed, err = run("--axis", str(-ndim - 1), "-o", op, path)
+            check(rc == 2 and printed == "" and "out of bounds" in err,
+                  f"{shape} --axis {-ndim - 1} -o {op}: exit {rc}, stdout {printed!r}, {err.strip()}")
+
+
 def all_axis_sets(ndim):
     for k in range(1, ndim + 1):
         yield from itertools.combinations(range(ndim), k)
@@ -317,6 +343,7 @@ def main():
           f"Fortran-order segments: {got}, want {want}")
 
     check_args(rng)
+    check_negative_axes(rng)
 
     # Bad input: exit status 2, one line.
     np.save(os.path.join(WORK, "m.npy"), np.zeros((2, 3), dtype=np.float32))

@@ -12,7 +12,9 @@
  *                         sums within their bound; every rank the same
  *                         bits. Three splits (even, uneven with empty
  *                         parts, all on one rank), from host memory and
- *                         from ranges of a buffer.
+ *                         from ranges of a buffer. Then float min and max
+ *                         of -0 against +0 and NaN against a number across
+ *                         the ranks' merge, in both orders.
  *   test_mpi --failures   Every failure reaches every rank, in bounded time
  *                         (ctest's timeout): a rank's bad type, a rank that
  *                         reduces another operator or accuracy, a rank's own
@@ -204,6 +206,39 @@ static void test_results(clfold_mpi *mpi, clfold_context *ctx)
     clfold_set_accuracy(ctx, CLFOLD_ACCURACY_DEFAULT);
 }
 
+/*
+ * Float min and max where the ranks' merge meets signed zeros or a NaN:
+ * rank 0 holds `a`, every other rank `b`, for each ordered pair of -0, +0,
+ * NaN and 1, from host memory. MPI merges a rank's partial into another's
+ * in an order of its own, so each pair runs both ways; every rank must get
+ * the reference's fold of what the ranks hold (-0 below +0, a NaN on
+ * either side NaN), and the same bits.
+ */
+static void test_signs_and_nan(clfold_mpi *mpi, clfold_context *ctx)
+{
+    static const float values[] = {-0.0f, 0.0f, NAN, 1.0f};
+    static const clfold_op ops[] = {CLFOLD_MIN, CLFOLD_MAX};
+    enum { VALUES = sizeof values / sizeof values[0] };
+    for (size_t o = 0; o < 2; o++)
+        for (size_t a = 0; a < VALUES; a++)
+            for (size_t b = 0; b < VALUES; b++) {
+                float mine = rank == 0 ? values[a] : values[b], all[2] = {values[a], values[b]};
+                reference_value got = {0}, want = {0};
+                long double sum_abs = 0;
+                reference_reduce(all, ranks > 1 ? 2 : 1, CLFOLD_FLOAT, ops[o], &want, &sum_abs);
+                clfold_status status =
+                    clfold_mpi_reduce_host(mpi, ctx, &mine, 1, CLFOLD_FLOAT, ops[o], &got);
+                EXPECT(status == CLFOLD_SUCCESS && reference_equal(&got, &want, CLFOLD_FLOAT),
+                       "float %s, rank 0 %g, the others %g, %d ranks: %s, %g, want %g",
+                       clfold_op_name(ops[o]), values[a], values[b], ranks,
+                       clfold_status_string(status), got.f32, want.f32);
+                uint64_t bits[2] = {got.u32, ~(uint64_t)got.u32}, most[2];
+                MPI_Allreduce(bits, most, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+                EXPECT(most[0] == ~most[1], "float %s of %g and %g: the ranks got different bits",
+                       clfold_op_name(ops[o]), values[a], values[b]);
+            }
+}
+
 /* ---- failures ------------------------------------------------------------- */
 
 /* The call failed on every rank with `want`, naming `failed` (-1: no rank) and saying `words`. */
@@ -339,8 +374,10 @@ int main(int argc, char **argv)
     } else if (clfold_mpi_create(&mpi, MPI_COMM_WORLD) != CLFOLD_SUCCESS) {
         fprintf(stderr, "test_mpi: clfold_mpi_create: %s\n", clfold_mpi_last_error(NULL));
     } else {
-        if (results)
+        if (results) {
             test_results(mpi, ctx);
+            test_signs_and_nan(mpi, ctx);
+        }
         else
             test_failures(mpi, ctx);
         char name[64];

@@ -9,12 +9,15 @@
  *   - integers, min, max, bitwise, argmin and argmax: the whole's result;
  *   - other float sums and products: within the bound of a sequential sum
  *     of the parts' values, (n + 1) u A (reference_close, sequential).
+ * Then float min and max across one merge of -0 and +0, or of a NaN and a
+ * number, in both orders: of partials, and of a host array's chunks.
  * Then the refusals: partials of different kinds, bytes that are no
  * partial, an argmin of nothing finished, a rebase of a sum, NULLs; and the
  * non-blocking form's bytes against the blocking one's; and one reduction
  * on several contexts at once (clfold_reduce_host_multi).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +177,72 @@ static void run_merges(void)
         if (fp64)
             check_case(types[t], CLFOLD_SUM, CLFOLD_ACCURACY_FP64, &rng);
     }
+}
+
+/*
+ * min and max where one merge meets signed zeros or a NaN, in both orders:
+ * -0 ranks below +0 (min gives -0, max +0) and a NaN on either side gives
+ * NaN (docs/accuracy.md), whichever side of the merge holds it. Each
+ * ordered pair goes through two host merges: partials of one element each,
+ * `a` merged into `b` and `b` into `a`; and the host array {a, b} on a
+ * context whose chunks hold one element each (CLFOLD_MAX_CHUNK_BYTES=1),
+ * so that the host folds b's chunk into a's. The expected value is the
+ * reference's fold of {a, b}.
+ */
+static void run_signs_and_nan(void)
+{
+    static const double values[] = {-0.0, 0.0, NAN, 1.0, -1.0};
+    static const clfold_type types[] = {CLFOLD_FLOAT, CLFOLD_DOUBLE};
+    static const clfold_op ops[] = {CLFOLD_MIN, CLFOLD_MAX};
+    enum { VALUES = sizeof values / sizeof values[0] };
+    setenv("CLFOLD_MAX_CHUNK_BYTES", "1", 1);
+    clfold_context *chunked = test_context();
+    unsetenv("CLFOLD_MAX_CHUNK_BYTES");
+    EXPECT(chunked != NULL, "no context in chunks of one element");
+    if (chunked == NULL)
+        return;
+    bool fp64 = test_device_has_fp64(clfold_device(chunked));
+    for (size_t t = 0; t < 2; t++) {
+        if (types[t] == CLFOLD_DOUBLE && !fp64)
+            continue;
+        for (size_t o = 0; o < 2; o++) {
+            clfold_type type = types[t];
+            clfold_op op = ops[o];
+            unsigned char one[VALUES][8];
+            clfold_partial partials[VALUES];
+            for (size_t i = 0; i < VALUES; i++) {
+                store_element(one[i], 0, type, 0, values[i]);
+                EXPECT_STATUS(contexts[0], clfold_reduce_host_partial(contexts[0], one[i], 1, type,
+                                                                      op, &partials[i]),
+                              CLFOLD_SUCCESS);
+            }
+            for (size_t a = 0; a < VALUES; a++)
+                for (size_t b = 0; b < VALUES; b++) {
+                    unsigned char pair[16];
+                    reference_value want, merged, folded;
+                    long double sum_abs = 0;
+                    store_element(pair, 0, type, 0, values[a]);
+                    store_element(pair, 1, type, 0, values[b]);
+                    reference_reduce(pair, 2, type, op, &want, &sum_abs);
+                    clfold_partial into = partials[a];
+                    memset(&merged, 0, sizeof merged);
+                    memset(&folded, 0, sizeof folded);
+                    EXPECT_STATUS(NULL, clfold_partial_merge(&into, &partials[b]), CLFOLD_SUCCESS);
+                    EXPECT_STATUS(NULL, clfold_partial_finish(&into, &merged), CLFOLD_SUCCESS);
+                    EXPECT(reference_equal(&merged, &want, type),
+                           "%s %s: partial of %g merged with partial of %g gives %Lg, want %Lg",
+                           clfold_type_name(type), clfold_op_name(op), values[a], values[b],
+                           result_value(&merged, type), result_value(&want, type));
+                    EXPECT_STATUS(chunked, clfold_reduce_host(chunked, pair, 2, type, op, &folded),
+                                  CLFOLD_SUCCESS);
+                    EXPECT(reference_equal(&folded, &want, type),
+                           "%s %s of {%g, %g} in chunks of one element gives %Lg, want %Lg",
+                           clfold_type_name(type), clfold_op_name(op), values[a], values[b],
+                           result_value(&folded, type), result_value(&want, type));
+                }
+        }
+    }
+    clfold_destroy(chunked);
 }
 
 static void run_refusals(void)
@@ -450,6 +519,7 @@ int main(void)
         return 1;
     other_refuses_exact = !own_is_cpu && !test_device_has_fp64(clfold_device(contexts[0]));
     run_merges();
+    run_signs_and_nan();
     run_refusals();
     run_async();
     run_multi();

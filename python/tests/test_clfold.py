@@ -409,6 +409,27 @@ def test_argmin_argmax_are_numpys(dtype):
         clfold.reduce(x, "argmin", axis=(0, 1))
 
 
+@pytest.mark.parametrize("shape", [(7,), (4, 6), (3, 4, 5), (2, 3, 2, 5)])
+def test_negative_axes_down_to_minus_ndim(shape):
+    """Every axis from -1 down to -ndim is the axis ndim places on, for reductions (alone, and
+    -ndim with -1) and for argmin and argmax; -ndim - 1 is out of bounds, as NumPy says."""
+    ndim = len(shape)
+    x = data(np.int16, math.prod(shape), seed=11).reshape(shape) % 5   # ties along every axis
+    f = data(np.float64, math.prod(shape), seed=13).reshape(shape)
+    f.flat[1::4] = -0.0
+    f.flat[3::11] = np.nan
+    for axis in range(-ndim, 0):
+        for op in ("sum", "argmin", "argmax"):
+            assert_along(x, op, axis)
+        for op in ("max", "argmin", "argmax"):
+            assert_along(f, op, axis)
+    if ndim > 1:
+        assert_along(f, "min", (-ndim, -1))
+    for op in ("sum", "argmax"):
+        with pytest.raises(np.AxisError if hasattr(np, "AxisError") else np.exceptions.AxisError):
+            clfold.reduce(x, op, axis=-ndim - 1)
+
+
 def test_segments():
     x = data(np.int32, 1000)
     bounds = [0, 0, 1, 1, 5, 900, 900, 1000]
