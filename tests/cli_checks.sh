@@ -1,8 +1,9 @@
-# cli_checks.sh: the scaffolding that test_cli.sh and test_cli_robust.sh
-# share, sourced by both: a work folder removed on exit, the check and
-# failure counters, the checks of the runner's exit status and of its
-# one-line errors, and the queue of results that NumPy judges
-# (npy_reference.py). Every command's output lands in $work/out and $work/err.
+# cli_checks.sh: the scaffolding that the runner's shell tests share, each
+# sourcing it (test_cli.sh, test_cli_robust.sh and the others): a work
+# folder removed on exit, the check and failure counters, the checks of the
+# runner's exit status and of its one-line errors, and the queue of results
+# that NumPy judges (npy_reference.py). Every command's output lands in
+# $work/out and $work/err.
 
 work=$(mktemp -d)
 # chmod first: test_cli_robust.sh makes folders unwritable on purpose.
