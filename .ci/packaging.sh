@@ -198,7 +198,8 @@ check_pkg_config() {
 # clfold may change its CL_TARGET_OPENCL_VERSION. Built with -Werror through
 # find_package and through pkg-config, and run.
 check_opencl3_consumer() {
-    local kind=$1 dir=$builds/consumer-$kind flags
+    local kind=$1 dir flags variant
+    dir=$builds/consumer-$kind
     step "$kind: an OpenCL 3.0 consumer through find_package and pkg-config"
     quiet "consumer-$kind-configure" cmake -S "$root/tests/packaging" -B "$dir" \
         -DCMAKE_PREFIX_PATH="$prefix"
@@ -207,7 +208,6 @@ check_opencl3_consumer() {
     run env LD_LIBRARY_PATH="$libdir" "$dir/opencl_default_consumer"
     flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config $([ "$kind" = static ] && echo --static) \
         --cflags --libs clfold OpenCL)
-    local variant
     for variant in "" -DTAKE_CL_DEFAULT; do
         # shellcheck disable=SC2086
         quiet "consumer-$kind-pkg-config$variant" cc -std=c99 -Wall -Wextra -Werror $variant \
