@@ -49,6 +49,7 @@
 #define atomic_shape clfold_internal_atomic_shape
 #define block_fitting clfold_internal_block_fitting
 #define block_fitting_local clfold_internal_block_fitting_local
+#define block_values_bytes clfold_internal_block_values_bytes
 #define check_arg_length clfold_internal_check_arg_length
 #define check_buffer clfold_internal_check_buffer
 #define check_request clfold_internal_check_request
