@@ -57,8 +57,11 @@ endif()
 # fuzzes for a minute each.
 option(CLFOLD_FUZZ "Build the libFuzzer targets fuzz_npy, fuzz_args and fuzz_json (needs clang)" OFF)
 if(CLFOLD_FUZZ AND CLFOLD_BUILD_RUNNER)
+  # npy.c writes through whole_file.c too.
+  set(fuzz_npy_sources ${PROJECT_SOURCE_DIR}/src/cli/whole_file.c)
   foreach(target npy args json)
-    add_executable(fuzz_${target} fuzz/fuzz_${target}.c ${PROJECT_SOURCE_DIR}/src/cli/${target}.c)
+    add_executable(fuzz_${target} fuzz/fuzz_${target}.c ${PROJECT_SOURCE_DIR}/src/cli/${target}.c
+      ${fuzz_${target}_sources})
     target_include_directories(fuzz_${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/cli)
     target_link_libraries(fuzz_${target} PRIVATE clfold)
     target_compile_options(fuzz_${target} PRIVATE ${CLFOLD_WARNINGS}
