@@ -150,7 +150,8 @@ memcheck 2 "$runner" reduce "$tmp/missing.npy"
 for file in tests/data/*.npy tests/fuzz/corpus/npy/*.npy; do
     "$tool" expect "$file" max >/dev/null 2>&1 || memcheck 2 "$runner" reduce "$file"
 done
-memcheck 0 "$runner" reduce -o min "$tmp/empty.npy" # a context on POCL, made and destroyed
+memcheck 0 "$runner" reduce -o sum "$tmp/empty.npy" # a context on POCL, made and destroyed
+memcheck 2 "$runner" reduce -o min "$tmp/empty.npy" # no identity: refused before a context
 memcheck 2 "$runner" reduce -d 99:0 "$tmp/half.npy"
 
 # ---- 4. fuzzing --------------------------------------------------------------------------------
