@@ -12,10 +12,14 @@
 #                             accuracy_chunks and faults_beyond_global_memory;
 #        oclgrind_*           the kernels run in Oclgrind's simulator, which
 #                             ASan does not instrument: 40 s for nothing new;
-#        scan_lengths_<ladder step>, arg_whole_k3 .. k6
-#                             the same host code as scan_lengths_auto and
-#                             arg_whole_k1, k2, k7 and auto, with another
-#                             kernel: 140 s of CPU time for nothing new;
+#        scan_(lengths|matrix)_<ladder step>, arg_whole_k3 .. k6, ops_<kernel>,
+#        axis_sweep_cpu_lanes_8
+#                             the same host code as scan_lengths_auto,
+#                             arg_whole_k1, k2, k7 and auto, kernels_<kernel>
+#                             (each kernel's launch plan) and
+#                             axis_shapes_cpu_shape, with another kernel,
+#                             type or vector width: minutes of CPU time for
+#                             nothing new;
 #      and the MPI tests (label mpi) once more on their own, with ASan and
 #      UBSan but not LeakSanitizer: Open MPI leaves its allocations at
 #      MPI_Finalize, in components it has unloaded by then;
@@ -95,7 +99,7 @@ if ! command -v llvm-symbolizer >/dev/null && [ -x /usr/bin/llvm-symbolizer-14 ]
 fi
 # python_axes: a library built with ASan cannot load into a Python without it.
 ctest --test-dir "$asan_build" -j "$jobs" --output-on-failure -LE mpi \
-    -E '^(big|scan_big|accuracy_tenth.*|oclgrind_.*|scan_lengths_(kogge-stone|blelloch.*)|arg_whole_k[3-6]|python_axes)$' ||
+    -E '^(big|scan_big|accuracy_tenth.*|oclgrind_.*|scan_(lengths|matrix)_(kogge-stone|blelloch.*)|arg_whole_k[3-6]|ops_(k[1-7]|atomic)|axis_sweep_cpu_lanes_8|python_axes)$' ||
     die "a test failed under the sanitizers (see above)"
 # The MPI tests under AddressSanitizer and UBSan, without LeakSanitizer:
 # Open MPI 4.1 leaves its allocations at MPI_Finalize, much of it in MCA
