@@ -29,7 +29,7 @@ else
             grep -qxF "$_clfold_base" && echo "$_clfold_entry" >"$_clfold_dir/$_clfold_base.icd"
     done
     # The slash: ocl-icd 2.3 joins the folder and a file's name without one
-    # (/etc/OpenCL/vendors without it gave no platform on the H200 machine).
+    # (/etc/OpenCL/vendors without it gives no platform on the H200 machine).
     export OCL_ICD_VENDORS="$_clfold_dir/"
     unset OCL_ICD_FILENAMES _clfold_listed _clfold_entry _clfold_base
 fi

@@ -145,7 +145,8 @@ typedef enum {
  * the environment variable CLFOLD_DEVICE, else the first GPU, else the first
  * device. The context owns its cl_context and an in-order queue. The queue
  * does not profile, since on NVIDIA a profiling queue adds about 7 us to
- * every call: clfold_run_info's device_ms is then -1. For device times, make
+ * every call (bench/results/kernel-choices-nvidia.txt): clfold_run_info's
+ * device_ms is then -1. For device times, make
  * the context with clfold_create_with_queue over a profiling queue.
  *
  * Both clfold_create* read clfold's environment variables (docs/environment.md)

@@ -298,7 +298,7 @@ static void test_special(struct run *r)
  * The product is checked against the long double reference within
  * docs/accuracy.md's bound, or bit for bit where it is an exact zero or an
  * infinity. The atomic baseline multiplies in arrival order in the
- * element's type, as the seed did, and is not held to this.
+ * element's type, and is not held to this.
  */
 enum layout { ALTERNATE, HALVES, SHUFFLED };
 

@@ -834,7 +834,8 @@ inline ACC_T fold_tree(__local ACC_T *sdata, uint tid, uint block)
  * sum far below that. The words' flags also say that an element came.
  *
  * Keep the struct to doubles and the state: with a uint `seen` among them,
- * exact double sums took the H100 24.5 ms at 2^27 instead of 0.88.
+ * exact double sums take the H100 24.5 ms at 2^27 instead of 0.88
+ * (bench/results/exact-h100.txt).
  */
 #if EXACT_LSB < -149
 typedef struct {
@@ -905,8 +906,8 @@ inline run_t run_fold(run_t run, double x)
  * need the words, it sets *trouble instead, and the run it returns is not
  * to be used (gpu.cl redoes the step with run_fold). It repeats run_fold's
  * additions on purpose: with both calling one helper that returned the
- * left-over error, 2^28 exact floats took the H100 0.411 ms against 0.368
- * (doubles and halves unchanged).
+ * left-over error, 2^28 exact floats take the H100 0.411 ms against 0.368
+ * (doubles and halves unchanged; bench/results/exact-h100.txt).
  */
 inline run_t run_fold_fast(run_t run, double x, uint *trouble)
 {
@@ -984,13 +985,15 @@ inline ACC_T run_value(run_t run) { return run.sum + run.carry; }
  * product cannot overflow, and where it is normal it has rounded exactly
  * as scaled_product's product of significands does (the factor's power of
  * two scales it exactly). scaled_split takes it apart from its bits, and
- * the factor needs no split of its own: with two splits per element (then
- * frexp calls) H100 half products were 3.5x slower than sums. A zero, infinity or NaN product is the true product's (m times a
- * finite factor cannot overflow) and stays as it is: a zero early in a run
- * must not send every later factor down the slow path (it did, and bench
- * data's products, with a zero every 1000 values, took 2.4x as long). Only
- * a subnormal product, of a factor below about 2^-125, goes through
- * scaled_product.
+ * the factor needs no split of its own: one split an element, not two. A
+ * zero, infinity or NaN product is the true product's (m times a finite
+ * factor cannot overflow) and stays as it is, so that a zero early in a
+ * run does not send every later factor down the slow path. Only a
+ * subnormal product, of a factor below about 2^-125, goes through
+ * scaled_product. On the H100 two splits an element would make half
+ * products take 3.5 times a sum's time, and zeros that sent their runs
+ * down the slow path would make bench data's products take 2.4 times as
+ * long (bench/results/kernel-choices-nvidia.txt).
  */
 typedef ACC_T run_t;
 

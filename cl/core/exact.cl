@@ -57,11 +57,11 @@ exact_t exact_zero(void)
  * states, where the compiler takes PTX (NVIDIA), the hardware's carry flag
  * does it in three instructions instead of two additions and two 64-bit
  * comparisons: their 34-word additions, in merges and in each run's last
- * additions, were most of an exact double sum's fixed cost on the H100
- * (2^16 doubles: 0.035 ms, 0.022 with PTX carries; 2^27: 0.388 against
- * 0.370). Floats' 6-word states keep the plain code: with PTX carries,
- * even in merges alone, 2^28 floats took 0.382 ms against 0.369 (why, not
- * found), though small arrays gained 10-15%.
+ * additions, are most of an exact double sum's fixed cost (H100, 2^16
+ * doubles: 0.022 ms with PTX carries, 0.035 without;
+ * bench/results/exact-h100.txt). Floats' 6-word states keep the plain
+ * code: with PTX carries, even in merges alone, 2^28 floats are slower
+ * (0.383 ms against 0.369, the same file), though small arrays gain.
  */
 #if defined(INLINE_PTX) && INLINE_PTX && EXACT_LSB < -149
 #define EXACT_PTX_CARRIES 1
@@ -100,7 +100,8 @@ exact_t exact_merge(exact_t a, exact_t b)
  * addend's words are lo at word k and hi at word k + 1; a negative one is
  * added as its two's complement, its ones carried to the top. Every word
  * is visited, with constant indices, so that a state can stay in registers
- * (indexed, the H100 took 0.47 ms for 2^28 floats against 0.42).
+ * (indexed, 2^28 exact floats take 0.47 ms on the H100, not 0.42;
+ * bench/results/kernel-choices-nvidia.txt).
  */
 void exact_add_scaled(exact_t *x, ulong m, int shift, int negative)
 {

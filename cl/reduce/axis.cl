@@ -123,9 +123,10 @@ inline run_t fold_span(run_t run, __global const IN_T *in, ulong from, ulong to,
  * shuffle (NVIDIA): a team within a warp folds by shuffles alone; a larger
  * one folds each warp so, then its first warp folds the warps' values,
  * one barrier in all, where a tree in local memory takes a barrier a
- * level (with such trees and one group a segment, 3634 power-law segments
- * took the H100 0.97 ms; with this and pieces, 0.39). Elsewhere, a tree in
- * local memory, a barrier a level.
+ * level (H100, 3634 power-law segments: 0.40 ms with this and pieces,
+ * 0.97 with such trees and one group a segment;
+ * bench/results/shapes-h100.txt, shapes-h100-first.txt). Elsewhere, a
+ * tree in local memory, a barrier a level.
  */
 #define TEAM_SHUFFLES (WARP_SHUFFLE && TEAM <= 32 && BLOCK_SIZE >= 32)
 #define WARPS_SHUFFLE (WARP_SHUFFLE && TEAM > 32)
@@ -223,8 +224,9 @@ void reduce_rows(__global const IN_T *in, ulong offset, ulong n, __global uchar 
  * ROW_VECTORS, GPUs): every lane loads exactly ROW_VECTORS vectors of its
  * team's row, and a team takes ROUND_ROWS rows a round, every load issued
  * before the first fold. reduce_rows' loops cannot issue a row's loads
- * before the last row's are folded, and rows of 32 floats left it at 82%
- * of the H100's read. The lanes meet the same elements in the same order
+ * before the last row's are folded, which holds rows of 32 floats to 82%
+ * of the H100's read (bench/results/shapes-h100-before-short-rows.txt).
+ * The lanes meet the same elements in the same order
  * as reduce_rows', so the results have its bits.
  */
 #ifdef ROW_VECTORS

@@ -6,9 +6,9 @@
  * ACCS independent accumulators, no barriers, no local memory. Accumulator a
  * streams the a-th of ACCS equal parts of the chunk: their additions
  * overlap, and the prefetcher follows ACCS streams at once, which keeps more
- * cache-line fetches in flight than one stream (measured on POCL: int32
- * sums 15-20% faster). Work-item w writes its chunk's value at index w, and
- * values.cl folds those few values pairwise.
+ * cache-line fetches in flight than one stream (POCL: int32 sums 15-20%
+ * faster; bench/results/kernel-choices-pocl3.txt). Work-item w writes its
+ * chunk's value at index w, and values.cl folds those few values pairwise.
  *
  * Float sums are compensated lane by lane (defs.cl's NEUMAIER_ERROR on
  * vectors), so long chunks lose no accuracy: the compiler may not reorder
@@ -20,9 +20,9 @@
  * operations. It costs log2(SUM_BLOCK * ACCS) levels of the (L + 4) u A
  * bound, which the lanes' short final fold (VEC values, not VEC * ACCS)
  * leaves free: a work-item with a whole step has at least SUM_BLOCK * LANES
- * values. A compensated step per stream instead kept the loop 7-8% behind
- * a plain read of the same bytes on POCL 3.1 (2 cores, 2^26 floats, 40
- * alternated pairs: 0.92-0.93x the read's speed, and 0.99-1.01x so).
+ * values. So the loop keeps up with a plain read of the same bytes, where a
+ * compensated step per stream falls 7-10% behind (POCL 3.1;
+ * bench/results/kernel-choices-pocl3.txt).
  *
  * 8- and 16-bit sums add blocks of vectors in 32-bit lanes and widen them
  * to the 64-bit accumulator once per block (SMALL_INT_SUM below).
@@ -156,8 +156,8 @@ inline VACC_T lanes_error(VACC_T a, VACC_T b, VACC_T s)
 
 /*
  * Whether any lane's bits are set, tested in integers (|x| kept apart: a
- * -0 error is none): POCL 3.1 made any() and isfinite() on double vectors
- * into slow code (2^24 floats: 12 ms against 2).
+ * -0 error is none): POCL 3.1 makes any() and isfinite() on double vectors
+ * into slow code (six times as slow; bench/results/kernel-choices-pocl3.txt).
  */
 #define ANY_NONZERO(v) (OR_LANES(AS_LANE_BITS(v) << 1) != 0)
 
@@ -173,8 +173,9 @@ __attribute__((noinline)) void lanes_exact(lanes_t lanes, exact_t *total)
 }
 
 /*
- * The rare paths, kept out of the loop: inlined, POCL 3.1 spilled the
- * lanes' registers around them (2^24 doubles: 29 ms against 7.5).
+ * The rare paths, kept out of the loop: inlined, they make POCL 3.1 spill
+ * the lanes' registers around them (four times as slow;
+ * bench/results/kernel-choices-pocl3.txt).
  */
 __attribute__((noinline)) void spill_values(exact_t *spilled, VACC_T x)
 {
@@ -220,9 +221,10 @@ inline lanes_t lanes_fold(lanes_t lanes, VACC_T x, exact_t *spilled)
 #define COMPENSATED_LANES 0
 /*
  * Float products: per lane a significand m and an exponent, defs.cl's
- * scaled pairs. frexp on vectors is slow in POCL 3.1 (2^24 float products
- * took 6.4 ms with it, against 1.3 for a sum), so split() takes a value
- * apart from its bits, as defs.cl's scaled_split does, without a branch.
+ * scaled pairs. frexp on vectors is slow in POCL 3.1 (a product with it
+ * takes five times a sum's time; bench/results/kernel-choices-pocl3.txt), so
+ * split() takes a value apart from its bits, as defs.cl's scaled_split
+ * does, without a branch.
  *
  * A float or double factor can reach either end of the range alone, so
  * each one is split before it multiplies m. Then m only drifts: a factor
@@ -642,7 +644,8 @@ __kernel void reduce_cpu(__global const IN_T *in, ulong offset, ulong n, __globa
  * pairwise, four vectors and a tree of VEC lanes lose no more than
  * log2(SHORT_ROW) roundings, within the (L + 4) u A bound), then its lanes
  * pairwise. fold_chunk's streams, compensation and LANES-wide final fold
- * cost rows of 32 floats three times an OpenMP loop's time on POCL.
+ * would cost rows of 32 floats twice this fold's time on POCL
+ * (bench/results/kernel-choices-pocl3.txt).
  */
 #define SHORT_ROWS (!ACC_EXACT && !ACC_SCALED && !ACC_COMPENSATED && !SMALL_INT_SUM)
 #define SHORT_ROW (4 * VEC)
@@ -831,8 +834,8 @@ __kernel void reduce_cpu_columns(__global const IN_T *in, ulong offset, ulong n,
     /*
      * Rows narrower than PREFETCH bytes: a block's lines are asked for a
      * block and PREFETCH bytes of rows ahead. Wider ones are long runs that
-     * the hardware's prefetcher follows (8192 x 8192 floats took 1.7 times
-     * as long with the hints).
+     * the hardware's prefetcher follows, and hints there only slow it
+     * (bench/results/kernel-choices-pocl3.txt).
      */
     const size_t row_bytes = pitch * sizeof(IN_T);
     const bool hint = row_bytes != 0 && row_bytes < PREFETCH;

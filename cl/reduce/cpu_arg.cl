@@ -18,9 +18,9 @@
  * key is the complement in that width; a NaN's is 0). A float's is its
  * magnitude, negated for negative ones, so that -0 and +0 meet without a
  * test of their own. Against 64-bit keys and indices in every lane, a
- * float vector takes one register instead of four: on POCL 3.1 (2 cores)
- * 2^20 floats' argmax took 0.045 ms instead of 0.2, 2^24 about 1.6 ms
- * instead of 3.3, near a sum's 1.4. Vector numbers are 32 bits with
+ * float vector takes one register instead of four: on POCL 3.1 an argmax
+ * of 2^24 floats takes about 1.6 ms, near a sum's 1.4, against 3.3
+ * (bench/results/kernel-choices-pocl3.txt). Vector numbers are 32 bits with
  * 32-bit keys: a span is at most SPAN elements (rows, for columns), and
  * longer ones are folded span by span.
  *
@@ -165,9 +165,10 @@ inline lanes_t lanes_merge(lanes_t a, lanes_t b)
 /*
  * The least of the lanes' (key, element) pairs, element at * VEC + lane
  * from `first`, as defs.cl's pair. Through private arrays, not by halving
- * vectors (Oclgrind, tests/known-bugs/oclgrind_lo_hi_shuffle.py). On POCL
- * 3.1 rows of 32 floats took 2 to 3 times as long with a min-reduction
- * over the arrays (vectorized through the stack) or a tree of shuffle().
+ * vectors (Oclgrind, tests/known-bugs/oclgrind_lo_hi_shuffle.py), and
+ * lane by lane: a min-reduction over the arrays (vectorized through the
+ * stack) or a tree of shuffle() takes POCL 3.1 two to three times as long
+ * (bench/results/kernel-choices-pocl3.txt).
  */
 inline ACC_T lanes_best(lanes_t lanes, ulong first)
 {

@@ -177,8 +177,8 @@ inline run_t fold_vector(run_t run, __global const IN_T *in, size_t element)
  * fold_vector without the words: run_fold_fast (defs.cl) sets `trouble`
  * where an element or an error would need them, and the caller then redoes
  * the whole unrolled step with fold_vector. The hot loop then holds no
- * path into the words: with one at every fold, 2^27 exact doubles took
- * 0.89 ms on the H100, against 0.42 without (bench/results/exact-h100.txt).
+ * path into the words, which at every fold would take 2^27 exact doubles
+ * from 0.46 ms to 0.88 on the H100 (bench/results/exact-h100.txt).
  */
 #undef RUN_FOLD
 #define RUN_FOLD(run, x) run_fold_fast((run), (x), trouble)
@@ -304,14 +304,15 @@ inline run_t fold_slice(__global const IN_T *in, ulong offset, ulong n, ulong he
 /*
  * An exact sum's group merges its runs' doubles first. A run's exact sum is
  * s0 + s1 (+ s2 for floats and halves) plus its words, which only rare
- * data reach; turning every run into words and merging those cost 0.022 ms
- * for 2^16 doubles on the H100, three times the default sum. So the group
+ * data reach; turning every run into words and merging those would cost
+ * three times the default sum at 2^16 doubles (H100;
+ * bench/results/kernel-choices-nvidia.txt). So the group
  * merges (s0, s1, s2) pairwise with error-free additions, each level's
  * errors added into the next, and while no run has words and no last error
  * is left over, the merged doubles are the group's exact sum: only work-item
  * 0 turns them into words. Otherwise (EXACT_SPILLED, or an infinity or NaN
- * in s0, whose error is NaN) the group merges whole states as before, and
- * the bits are the same. s0 keeps IEEE addition's signed zeros: -0 exactly
+ * in s0, whose error is NaN) the group merges whole states, with the same
+ * bits. s0 keeps IEEE addition's signed zeros: -0 exactly
  * when every element was -0, as run_fold's s0 does.
  */
 #define EXACT_SPILLED 0x100u /* beside exact.cl's flags: the doubles do not hold the sum */
@@ -500,8 +501,8 @@ void reduce_gpu(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * the bits of s0, s1 and s2 in its first three words. The last group merges
  * such partials as the groups merged their runs, and whole states only
  * where some group spilled. Turning every group's sums into words and
- * merging the 35-word states took about a third of an exact sum of 2^16 to
- * 2^19 doubles on the H100.
+ * merging the 35-word states would take about a third of an exact sum of
+ * 2^16 to 2^19 doubles (H100; bench/results/kernel-choices-nvidia.txt).
  */
 #define EXACT_AS_SUMS 0x200u /* beside exact.cl's flags and EXACT_SPILLED */
 

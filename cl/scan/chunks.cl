@@ -43,10 +43,10 @@ inline ulong chunks_of(ulong first, ulong run, ulong n, ulong *start, ulong *end
 /*
  * A plain float sum's chunk total (the default and fp64 accuracies): eight
  * lanes of consecutive elements, each with its Neumaier carry, so that the
- * core's vector units take eight at a time. A total's order is free: only
- * the outputs follow the elements' order. On POCL 3.1 (2 cores), 2^26
- * float scans took 94 ms with the ways' scalar folds here, 66 ms so
- * (bench/peers/openmp_peer.c's scan loop: 76 ms). The lanes start from -0 and a zero
+ * core's vector units take eight at a time, not one: so 2^26 float scans
+ * run ahead of an OpenMP scan loop on POCL 3.1 (61-64 ms against 77-78;
+ * bench/results/scans-pocl3.txt). A total's order is free: only the
+ * outputs follow the elements' order. The lanes start from -0 and a zero
  * carry joins no total, so that -0 elements still total -0.
  */
 #define LANES_T CONCAT(ACC_T, 8)

@@ -78,9 +78,8 @@
 /*
  * NVIDIA's one launch (below), where the host asks for it: its program
  * holds only scan_tiles_lookback, since the staged kernels would be
- * compiled and never run (H100, `clfold scan` of 1000 elements with
- * NVIDIA's cache off: float 1.9-3.3 s against 2.7-3.8 with them, int32
- * 2.2-2.7 s against 2.4-3.0; three runs each).
+ * compiled and never run, and every kernel lengthens a cold build
+ * (bench/results/scans-h100-lookback.txt has the times).
  */
 #if INLINE_PTX && WARP_SCANS && defined(LOOKBACK_ROUNDS)
 #define ONE_LAUNCH 1
@@ -99,8 +98,8 @@ inline uint load_tile_run(__global const IN_T *in, ulong offset, ulong n, ulong 
     __local RUN_ELEMENT_T *stage = (__local RUN_ELEMENT_T *)buf;
     /*
      * Every tile but the last skips the bounds: checking every element's
-     * made the whole scan of 2^28 floats take 1.58 ms, not 0.94 (H200,
-     * tiles of 128 x 16).
+     * takes the scan of 2^28 floats from 0.94 ms to 1.58 (H200;
+     * bench/results/scans-h200-warp.txt).
      */
     if (start + TILE <= n) {
 #pragma unroll
@@ -250,9 +249,10 @@ inline void store_tile_run(__global uchar *out, ulong out_at, ulong n, ulong sta
  * elements), each warp folds its lanes' runs with shfl.sync, and warp 0 the
  * warps'. The tile's prefixes may group its elements otherwise than
  * scan_tiles does: docs/scans.md's bound holds for any grouping whose
- * additions are as deep. Staging the tile to fold scan_tiles' own runs cost
- * 0.09 ms more in 0.94 (H200, 2^28 floats in tiles of 128 x 16). Else the
- * tile is scanned as scan_tiles scans it.
+ * additions are as deep, and staging the tile to fold scan_tiles' own
+ * runs costs a tenth of the scan's time (H200;
+ * bench/results/scans-h200-warp.txt). Else the tile is scanned as
+ * scan_tiles scans it.
  */
 #if WARP_SCANS
 inline ACC_T tile_total(__global const IN_T *in, ulong offset, ulong n, ulong start, uint lid,
@@ -341,7 +341,7 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * reads and writes it in rows too). The rows are scanned with shfl.sync,
  * and the warps meet in one barrier (scan_rows). Without the look-back such
  * tiles scan at the speed of a copy of the same bytes (H100, 2^28 floats:
- * 0.7164 ms against 0.7148; bench/scan_probe.c).
+ * 0.716 ms against 0.713; bench/results/scans-h100-probes.txt).
  *
  * The look-back. Tile numbers come from a counter, in the order groups
  * start, so a tile waits only on tiles whose groups run. Each tile
@@ -364,16 +364,14 @@ void scan_tiles(__global const IN_T *in, ulong offset, ulong n, __global uchar *
  * A lane's run in a row: 16 bytes of whichever is wider, its elements or
  * its results (4 floats, 2 int32 elements into 2 int64 sums), so that its
  * stores are whole 16-byte vectors and its loads whole vectors of 2 to 16
- * bytes. Runs of 16 int8 elements, 128 bytes of results a lane, took 2.31
- * ms for 2^28 sums on the H100, twice CUB's time; runs of 2 took 1.108 ms
- * (elements held as int64; as ints, 1.006-1.017: src/scan/paths.c). Runs of 4
- * int32 elements, 32 bytes of int64 sums a lane in two stores, took 1.62
- * ms against 1.29-1.30 for runs of 2.
+ * bytes. Longer runs of results cost more than they save (H100, 2^28 int32
+ * sums: 1.62 ms with 32 bytes of results a lane, against 1.29-1.30 with
+ * 16; bench/results/scans-h100-lookback.txt).
  *
  * A run is folded with plain additions, a float sum's too: its at most 4
- * elements add 3 roundings, within docs/scans.md's bound, where a Neumaier
- * carry (common.cl's scan runs) cost 1% of the time (H100, 2^28 floats:
- * 0.834-0.835 ms against 0.823-0.826).
+ * elements add 3 roundings, within docs/scans.md's bound, and a Neumaier
+ * carry (common.cl's scan runs) would cost 1% of the time
+ * (bench/results/scans-h100-lookback.txt).
  */
 #if IN_SIZE > RESULT_SIZE
 #define LANE_BYTES IN_SIZE
@@ -571,10 +569,10 @@ inline void store_rows(__global uchar *out, ulong out_at, ulong n, ulong start, 
  * before row r's run (the rows before, then the lanes below),
  * *warp_before the fold of the warps before, and the tile's total
  * returns, in every work-item. warp_totals: WARPS values of local memory.
- * Folding the tile's total first, to publish it before the rows' scans,
- * made int32 and int8 sums 8-10% slower on the H100 and float sums no
- * faster (2^28 elements: int32 1.405 ms against 1.292, int8 1.214 against
- * 1.108, float 0.834 against 0.836; one run each).
+ * The rows' scans come before the tile's total: folding the total first,
+ * to publish it sooner, makes integer sums slower and float sums no faster
+ * (H100, 2^28 int32 sums: 1.405 ms against 1.292;
+ * bench/results/scans-h100-lookback.txt).
  */
 inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const tile_t *items,
                        tile_t *lane_before, ACC_T *warp_before)
@@ -608,9 +606,10 @@ inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const t
  * work-item holds no elements and no prefixes through the look-back; each
  * row is scanned across its warp as its outputs leave. So NVIDIA's
  * compiler gives the kernel 32 registers for 8- and 16-bit sums and 40 for
- * int32, not 93, 88 and 128, and three groups of 512 or six of 256 run a
- * multiprocessor, where two did: while some wait on the look-back, others
- * store. src/scan/paths.c's lookback_local_rows has the times. A lane
+ * int32, not 88 to 128 with the rows in registers, and three groups of 512
+ * or six of 256 run a multiprocessor, not two: while some wait on the
+ * look-back, others store. src/scan/paths.c's lookback_local_rows has the
+ * times. A lane
  * reads rows that other lanes of its warp loaded; the group's barrier
  * after the look-back orders the two.
  */
@@ -637,10 +636,9 @@ typedef union {
  * a whole tile that starts on 16 bytes, a slice of whole 512-byte rounds
  * (every default tile's) loads in 16-byte vectors, consecutive across the
  * warp's lanes, whatever its rows' width; else element by element, lanes
- * consecutive, 0 past n. On the H100 the vectors took int8 sums 0.7-0.9%
- * less time than loading each lane's rows (2 bytes a row), and int16 and
- * int32 sums about the same (one call, two rounds;
- * bench/results/scans-h100-local-rows.txt).
+ * consecutive, 0 past n. The vectors take about the time of loading each
+ * lane's rows for int16 and int32 sums, and less for int8 sums (2 bytes a
+ * row; bench/results/scans-h100-local-rows.txt).
  */
 #define SLICE_ELEMENTS (32 * RUN_ITEMS)
 #define LANE_VECTORS (SLICE_ELEMENTS * IN_SIZE / 16 / 32)
@@ -835,19 +833,13 @@ inline uint warp_ballot(bool p)
  * aggregate; tile t's own P goes out after it. `kept` holds the
  * aggregates seen, by distance: kept[d] is tile t-1-d's, 32 a round.
  *
- * The fold runs from the nearest P's distance down, so that it costs what
- * lies between: folding all 32 of a round under a lane mask, as shuffles,
- * made 2^28 float sums 1-3% slower on the H100. It loads four values at a
- * time, then folds them: with a load a fold the chain waited on each, and
- * tiles of 256 x 32, whose nearest P trails by about 104 tiles, took 1.209
- * ms against 0.815 (512 x 32: 0.810-0.818 against 0.803-0.806). The
- * nearest P trails by about 48 tiles in 512 x 32 (bench/scan_probe.c's
- * lb_det with STATS), yet looking at 64 or 128 tiles a round, in two or
- * four warps that met in a named barrier, was no faster than one warp's
- * two rounds (0.804-0.807 and 0.800-0.801 ms against 0.799-0.800). Nor
- * does the warp publish the P of each tile its fold passes, for tiles
- * still looking back: published after the fold, those took float sums to
- * 0.927 ms against 0.808 and int32 to 1.39 against 1.29.
+ * The fold runs from the nearest P's distance down, so that it costs only
+ * what lies between (not all 32 of a round under a lane mask). It loads
+ * four values at a time, then folds them, so that the chain does not wait
+ * on each load: tiles of 256 x 32, whose nearest P trails by about 104
+ * tiles, take 0.815 ms for 2^28 float sums against 1.209 with a load a
+ * fold (H100; bench/results/scans-h100-lookback.txt). One warp looks
+ * back: two or four, looking at 64 or 128 tiles a round, are no faster.
  */
 inline chain_t look_back(volatile __global ulong *board, uint t, ACC_T total, uint lane,
                          __local ACC_T *kept)

@@ -195,7 +195,7 @@ def test_masked_arrays_are_refused():
 
 
 def test_integer_arguments_are_checked_before_ctypes():
-    # ctypes wraps integers into its C types without a word: 2**64 became block 0 (the default).
+    # ctypes wraps integers into its C types without a word: 2**64 would become block 0 (the default).
     x = np.arange(10, dtype=np.float32)
     calls = (lambda b: clfold.reduce(x, kernel="k3", block=b), lambda b: clfold.scan(x, block=b),
              lambda b: clfold.reduce_partial(x, kernel="k3", block=b))

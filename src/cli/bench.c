@@ -247,9 +247,9 @@ static bool auto_takes_cpu_shape(clfold_context *ctx, clfold_type type, const st
 /*
  * The OpenCL loader's variables as the runner found them. Something in the
  * process may rewrite them once OpenCL starts: on the lent H100 machine,
- * OCL_ICD_FILENAMES="libpocl.so.2:libnvidia-opencl.so.1" became
+ * OCL_ICD_FILENAMES="libpocl.so.2:libnvidia-opencl.so.1" becomes
  * "libpocl.so.2", and a peer that uses OpenCL itself (clfold_peer.py) then
- * found no NVIDIA device. Peers start with the values as found.
+ * finds no NVIDIA device. Peers start with the values as found.
  */
 static const char *const LOADER_VARIABLES[] = {"OCL_ICD_FILENAMES", "OCL_ICD_VENDORS"};
 #define N_LOADER_VARIABLES (sizeof LOADER_VARIABLES / sizeof LOADER_VARIABLES[0])

@@ -188,7 +188,8 @@ static bool peer_times(const struct bench_plan *plan, clfold_op op)
 /*
  * The peer's command line: `command TYPE N... [SHAPE ARGS | --scan MODE]
  * [--op OP]`, the operator last and only where it is not a sum, so that a
- * peer that sums (and knows nothing of --op) is called as it always was.
+ * peer that only sums (and knows nothing of --op) gets no option it does
+ * not know.
  * A peer that knows nothing of --scan fails on it, and times no reduction
  * in a scan's place. 0, or -1 if too long.
  */

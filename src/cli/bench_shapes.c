@@ -15,7 +15,7 @@
 #include "npy.h"
 #include "reference.h"
 
-/* Power-law segments: lengths log-uniform from 1 to 2^20, as the peers were timed. */
+/* Power-law segments: lengths log-uniform from 1 to 2^20. */
 #define LONGEST_SEGMENT_LOG2 20
 #define DEFAULT_SEGMENTS_COUNT ((size_t)1 << 26)
 

@@ -51,7 +51,8 @@ clfold_status clfold_create(clfold_context **out, const char *selector)
                         &ctx->device));
     ctx->cl = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &err);
     CHECK_CL(err, "clCreateContext");
-    /* No profiling: on NVIDIA it costs every call about 7 us (bench/latency_probe.c). */
+    /* No profiling: on NVIDIA it costs every call about 7 us
+       (bench/results/kernel-choices-nvidia.txt). */
     ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device, 0, &err);
     CHECK_CL(err, "clCreateCommandQueue");
     CHECK(device_read_caps(ctx));

@@ -147,9 +147,9 @@ static bool has_extension(const char *extensions, const char *name)
  * together (LP_MAX_TGSI_LOOP_ITERATIONS, one budget per 8-lane batch of
  * work-items, not per loop), and runs a work-group of one work-item in 8
  * lanes whose empty lanes still drive the loops. The CPU shape's work-items
- * loop over long chunks (131072 int32 values spent it) and, once it is
- * spent, every later loop runs once: fold_chunk's pairwise fold stopped,
- * and its sums came out short (tests/known-bugs/rusticl_loop_budget.py).
+ * loop over long chunks (131072 int32 values spend it) and, once it is
+ * spent, every later loop runs once: fold_chunk's pairwise fold would stop,
+ * and its sums come out short (tests/known-bugs/rusticl_loop_budget.py).
  * The GPU shape's work-items loop a few rounds each, so llvmpipe takes it.
  */
 static bool has_loop_budget(const char *vendor, const char *name)
@@ -161,7 +161,8 @@ static bool has_loop_budget(const char *vendor, const char *name)
  * Kernels may ask the cache for lines ahead (cpu.cl's PREFETCH) where the
  * compiler is known to take clang's __builtin_prefetch and make it an
  * instruction: POCL's. OpenCL's own prefetch() is a no-op there (rows of
- * 2^13 floats took the same time with it as with none), and Oclgrind 21.10
+ * 2^13 floats take the same time with it as with none;
+ * bench/results/kernel-choices-pocl3.txt), and Oclgrind 21.10
  * cannot run the intrinsic ("Undefined external function: llvm.prefetch").
  */
 static bool has_prefetch_hints(const char *platform_name)

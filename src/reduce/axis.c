@@ -58,11 +58,10 @@ struct axis_shape {
 
 /*
  * Columns on CPUs: a work-item's band of neighbouring columns, up to this
- * many vectors (cpu.cl's reduce_cpu_columns), a whole row where it fits.
- * 8192 x 8192 floats (16-lane vectors) on POCL 3.1, 2 cores, three runs
- * each against an OpenMP loop adding whole rows: bands of 16 vectors (a
- * KiB of each row) took 8.1-8.3 ms (0.67-0.69x OpenMP), 64 6.4-6.6 ms,
- * 256 5.9-6.3 ms, 512 (whole rows) 5.5-5.7 ms (0.94-1.04x).
+ * many vectors (cpu.cl's reduce_cpu_columns), a whole row where it fits:
+ * the wider the band, the faster (POCL 3.1, 8192 x 8192 floats: 5.5-5.7
+ * ms in bands of 512 vectors, 8.1-8.3 in bands of 16;
+ * bench/results/kernel-choices-pocl3.txt).
  */
 #define CPU_BAND_VECTORS 512
 
@@ -71,13 +70,11 @@ struct axis_shape {
  * (fold_chunk's ACCS = 1) and, where the device takes the hint
  * (device.c's has_prefetch_hints), asks for the lines this many bytes ahead
  * (cpu.cl's PREFETCH), which carries the stream across rows. A row in
- * several streams, cpu_streams' eight, left each stream a 4 KiB page of a
- * 2^13-float row to train the hardware's prefetcher on before it ended.
- * POCL 3.1, 2 cores, 2^26 elements, the same rows before and after in one
- * process, alternating (median ratio of 40 pairs): 2^13 x 2^13 float sums
- * 1.14-1.23x faster, int32 1.14x, int8 1.74x, double 1.23x; 2^16 x 2^10
- * floats 1.56x; 2^19 x 2^7 1.23x; power-law segments 1.09-1.22x (int32
- * 0.98x). The whole array, one long run a work-item, gains nothing by it.
+ * several streams, cpu_streams' eight, leaves each stream a 4 KiB page of
+ * a 2^13-float row to train the hardware's prefetcher on before it ends
+ * (POCL 3.1: 2^13 x 2^13 float sums 1.14-1.23x faster in one stream;
+ * bench/results/kernel-choices-pocl3.txt). The whole array, one long run a
+ * work-item, gains nothing by it.
  */
 #define CPU_ROW_PREFETCH 4096
 
@@ -121,8 +118,8 @@ static size_t gpu_block(const clfold_context *ctx, const struct accumulator *acc
 
 /*
  * Lanes for a row of `loads` loads: about two loads each, at most the
- * block. 2^23 rows of 32 floats took the H100 0.429 ms so, 0.437 with one
- * load a lane and 0.490 with four (bench/results/shapes-h100.txt).
+ * block: faster than one or four (H100, 2^23 rows of 32 floats: 0.429 ms
+ * against 0.437 and 0.490; bench/results/kernel-choices-nvidia.txt).
  */
 static unsigned team_for(size_t loads, size_t block)
 {
@@ -146,8 +143,9 @@ static unsigned rows_vector(const clfold_context *ctx, const struct axis_request
 
 /*
  * CPUs fold with cpu.cl's vector lanes (its reduce_cpu_rows and
- * reduce_cpu_columns): a scalar run per element, with its compensation, ran
- * POCL 20 times slower than an OpenMP loop. Its exact sums add in doubles
+ * reduce_cpu_columns): a scalar run per element, with its compensation, runs
+ * POCL 20 times slower than an OpenMP loop
+ * (bench/results/kernel-choices-pocl3.txt). Its exact sums add in doubles
  * (EXACT_FPE), and its lanes merge into one state, which columns cannot
  * use: there, and without doubles, axis.cl's kernels run.
  */
@@ -163,9 +161,9 @@ static void cpu_lanes_shape(const clfold_context *ctx, const struct axis_request
     /*
      * Columns: a band of up to CPU_BAND_VECTORS vectors a row, so that a
      * work-item reads whole rows where they fit. An arg's lanes take two
-     * registers a vector (a key and a row): up to 4, which ran 8192 x 8192
-     * floats' argmax on POCL 3.1 in about 10 ms against 13 to 26 with 8 or
-     * 16 (16 spill registers).
+     * registers a vector (a key and a row): up to 4, since 8 or 16 are
+     * slower on POCL 3.1 (16 spill registers;
+     * bench/results/kernel-choices-pocl3.txt).
      */
     unsigned most_vectors = request->acc.arg ? 4 : CPU_BAND_VECTORS;
     shape->col_vectors = 1;

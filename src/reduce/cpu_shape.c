@@ -42,10 +42,10 @@ static unsigned preferred_lanes(const clfold_context *ctx, const struct type_inf
 /*
  * Four streams, so that four additions are in flight; eight for float sums
  * at the default accuracy, whose blocks of eight vectors add in under the
- * time of their loads, so that more lines are fetched at once: 2^26 floats
- * on POCL 3.1 (2 cores, three runs each) took 5.59-5.68 ms in four streams
- * and 5.27-5.34 in eight (sixteen spilled registers: 6.5-6.6), where int32
- * and double sums took the same in either.
+ * time of their loads, so that more lines are fetched at once (POCL 3.1,
+ * 2^26 floats: 5.27-5.34 ms in eight, 5.59-5.68 in four; sixteen streams
+ * spill registers; bench/results/kernel-choices-pocl3.txt). int32 and double sums
+ * take the same time in either.
  */
 unsigned cpu_streams(const struct build_config *config)
 {

@@ -30,20 +30,17 @@ static const struct gpu_tuning PLAIN_TUNING = {512, 4, 4, 256};
 /*
  * Exact sums of halves and floats: two groups a compute unit, and one group
  * only up to 32 KiB, because each of their elements costs more than a plain
- * one's (2^16 floats: 0.0116 ms in 8 groups, 0.0176 in one). With four
- * groups a unit, floats took 2^22 0.0192 and 0.0182 ms against 0.0161 and
- * 0.0150, 2^24 0.0383 and 0.0368 against 0.0353 and 0.0342, 2^28 0.3693
- * and 0.3663 against 0.3652 and 0.3651 (H100, two rounds); halves 2^24
- * 0.0222 against 0.0181, 2^29 0.3582 against 0.3544; both the same below
- * 2^22 (bench/results/exact-h100.txt).
+ * one's (H100, 2^16 floats: 0.0116 ms in 8 groups, 0.0176 in one; 2^22
+ * floats: 0.0161 ms in two groups a unit, 0.0192 in four;
+ * bench/results/exact-h100.txt).
  */
 static const struct gpu_tuning EXACT_TUNING = {512, 2, 4, 32};
 /*
  * Exact double sums: one group a compute unit, eight loads in flight each.
  * Their work-items hold 35-word states and end with a fold of them; fewer,
- * longer runs pay that less often: 2^27 doubles took 0.460 ms with four
- * groups a unit and four loads, 0.389 with this (the default accuracy:
- * 0.350), 2^20 0.056 against 0.036.
+ * longer runs pay that less often (H100, 2^27 doubles: 0.389 ms, against
+ * 0.460 with four groups a unit and four loads;
+ * bench/results/exact-h100.txt).
  */
 static const struct gpu_tuning EXACT_DOUBLE_TUNING = {512, 1, 8, 256};
 
@@ -131,8 +128,8 @@ clfold_status gpu_run(clfold_context *ctx, const struct job *job, const struct f
     if (job->once && gpu_groups(job, &job->config, fold->count) == 1) {
         /*
          * One group writes the value itself: the one-launch kernel's ticket
-         * and fences would only cost it time (on the H100, for 1024 floats,
-         * 7.4 us of device time against 5.2 us).
+         * and fences would only cost it time (H100, 1024 floats: 5.2 us of
+         * device time, against 7.4; bench/results/kernel-choices-nvidia.txt).
          */
         struct job alone = *job;
         alone.once = false;

@@ -10,7 +10,7 @@
  * (cl_nv_create_buffer's CL_MEM_LOCATION_HOST_NV), the GPU path writes the
  * value there itself, and the host watches that memory instead of waiting
  * for the driver to report the command complete, which it does 4 to 10 us
- * after the value is there (bench/latency_probe.c on an H100). The host
+ * after the value is there (H100; bench/results/kernel-choices-nvidia.txt). The host
  * fills the slot with a sentinel word first and takes the value once every
  * 32-bit word of it differs from the sentinel; the GPU path stores it in
  * one aligned store (ALIGNED_RESULTS), so no word is seen half-written.
@@ -42,8 +42,9 @@
  * How long the host watches before it waits with clFinish. On NVIDIA: far
  * past the microseconds a small reduction takes, even one that waits for
  * another process's kernels, while a value that holds the sentinel costs
- * no more than a few milliseconds (a 1 ms watch let a 2^16-element sum
- * outlast it under ctest -j8 on the H100). Elsewhere (the test switch)
+ * no more than a few milliseconds (a 1 ms watch is too short for a
+ * 2^16-element sum under ctest -j8 on the H100;
+ * bench/results/kernel-choices-nvidia.txt). Elsewhere (the test switch)
  * long enough that POCL on a loaded 2-core machine lands every reduction
  * the tests watch for.
  */

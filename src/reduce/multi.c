@@ -80,9 +80,9 @@ struct multi {
 /*
  * Where the parts may begin: addresses that are multiples of this many
  * bytes, so that a CPU's part is wrapped in place (host_input_buffer) and
- * not copied. A part that began 4 bytes off was copied: on an H100's host,
- * the split of 1 GiB with POCL took 673 to 792 ms so, and 14 to 17 ms with
- * POCL's part wrapped (bench/results/split-h100-host.txt).
+ * not copied: a copy costs far more than the split saves (on an H100's
+ * host, a split of 1 GiB with POCL's part copied takes 673 to 792 ms,
+ * against 14.0 to 17.4 with it wrapped; bench/results/split-h100-host.txt).
  */
 #define PART_ALIGNMENT 4096
 

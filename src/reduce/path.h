@@ -207,7 +207,7 @@ clfold_status scratch_tickets(clfold_context *ctx, struct scratch *scratch);
  * it, after the log's wait list if it is the first command. Its event is
  * kept where the queue profiles, or where it is the last launch and the
  * caller wants that one: on NVIDIA asking for an event costs microseconds
- * (bench/latency_probe.c).
+ * (bench/results/kernel-choices-nvidia.txt).
  */
 clfold_status launch_kernel(clfold_context *ctx, cl_kernel kernel, const char *entry,
                             const struct fold *fold, const struct pass *pass, size_t global,

@@ -283,13 +283,13 @@ cleanup:
  * copied to a GPU. Kernels take a buffer's start to lie on the device's
  * base alignment, or 16 bytes where that is more (the GPU shape aligns its
  * 16-byte loads from it), which memory wrapped in place need not: POCL
- * crashed on the GPU shape's loads from a float array 4 bytes off. So such
+ * crashes on the GPU shape's loads from a float array 4 bytes off. So such
  * a chunk is copied.
  *
  * A copy is a plain buffer and a blocking write into it, not
- * CL_MEM_COPY_HOST_PTR, which NVIDIA's driver moves 5 to 9 times slower:
- * 1.3 against 7 to 9 GB/s for 1 GiB of pageable memory on an H200,
- * 1.6 against 13.5 GB/s for 32 MiB (bench/upload_probe.c).
+ * CL_MEM_COPY_HOST_PTR, which NVIDIA's driver moves 5 to 9 times slower
+ * (H200, 1 GiB of pageable memory: 1.3 against 7 to 9 GB/s;
+ * bench/results/kernel-choices-nvidia.txt).
  */
 clfold_status host_input_buffer(clfold_context *ctx, const void *data, size_t bytes,
                                 cl_mem *buffer)

@@ -30,34 +30,28 @@ static const struct scan_path CPU_CHUNKS = {"scan-cpu", CLFOLD_SCAN_AUTO, "scan/
 /*
  * A GPU run's elements: 64 bytes of accumulator values a work-item, 4 to
  * 16 (a longer run unrolls into a longer build), in groups of
- * GPU_TILE_BLOCK. On the H200 with warp scans, 2^28
- * float sums took 0.851 ms in tiles of 128 x 16, 0.861 in 128 x 32, 0.892
- * in 128 x 8 and 0.892 in 256 x 16, and int32 sums (into int64) 1.06 ms in
- * 128 x 8 against 1.23 in 128 x 4 (three launches, one run each); before
- * warp scans, 128 x 8 had beaten 256 x 8 and 256 x 16 there.
+ * GPU_TILE_BLOCK: the fastest three-launch tiles measured (H200, 2^28
+ * float sums: 0.851 ms in 128 x 16, 0.861 in 128 x 32, 0.892 in 256 x 16;
+ * bench/results/scans-h200-warp.txt).
  */
 #define GPU_RUN_BYTES 64
 #define GPU_TILE_BLOCK 128
 
 /*
  * A float product's run folds significands and exponents apart, a long
- * body that unrolls into a long build: 4.5 s on a cold driver cache for 8
- * elements against 2.3 s for 4 (H200, `clfold scan -o prod`), where sums
- * and maxima took 1.2 to 1.9 s (float sums: 1.2 s for 8 elements, 1.9 for
- * 16). It keeps 32 bytes.
+ * body that unrolls into a long build, so it keeps 32 bytes (a cold build:
+ * 4.5 s for runs of 8 against 2.3 s for 4 on an H200;
+ * bench/results/scans-h200-warp.txt).
  */
 #define GPU_SCALED_RUN_BYTES 32
 
 /*
  * The one-launch scan's tiles (NVIDIA): groups of 512 holding 128 bytes of
  * elements a work-item in registers, at most 32 elements. A tile waits on
- * the tiles before it, and fewer, larger tiles wait less. On the H100,
- * 2^28 float sums took 0.836 ms in tiles of 512 x 32, 0.858 in 1024 x 32,
- * 0.898 in 256 x 32 and 1.077 in 512 x 16; int32 sums 1.292 and 1.295 ms
- * in 512 x 32 and 256 x 32, int8 sums 1.108 and 1.093 (one run each,
- * bench/results/scans-h100-lookback.txt). With the look-back's later fold
- * (tiles.cl) float sums took 0.803-0.806 ms in 512 x 32 and 0.815 in 256
- * x 32; int32 sums 1.287-1.294 and 1.292-1.293 ms in 256 x 32 and 512 x 32.
+ * the tiles before it, and fewer, larger tiles wait less: 512 x 32 is the
+ * fastest float tile measured (H100, 2^28 float sums: 0.836 ms, against
+ * 0.858 in 1024 x 32 and 0.898 in 256 x 32;
+ * bench/results/scans-h100-lookback.txt).
  */
 #define LOOKBACK_BLOCK 512
 #define LOOKBACK_RUN_BYTES 128
@@ -111,21 +105,20 @@ cleanup:
 
 /*
  * Whether the one-launch scan runs: NVIDIA (PTX's relaxed loads and stores
- * at the GPU's scope, shfl.sync), unless CLFOLD_SCAN_LOOKBACK=0. A
- * compensated pair's carry would add a rounding of its own a tile in the
- * look-back's chain, which a long enough chain would take past the
- * documented bound, and a float product's run folds factors, not
- * accumulator values: those take three launches, as groups that are not
- * whole warps do (tiles.cl's WARP_SCANS). So do 8- and 16-bit products into
- * 64 bits, where reading the elements twice costs little (10 bytes an
- * element against 9 for int8): on the H100 int16 products took 1.163 and
- * 1.167 ms for 2^28 elements in three launches against 1.300 and 1.315 in
- * one, int8 products 1.055 and 1.058 against 1.396 and 1.400. 8- and 16-bit
- * sums take the one launch, their tiles added in ints (tile_sums_fit_int,
- * below) and their rows kept in local memory (lookback_local_rows, below),
- * as int32 sums' are. For int32 sums, before the prefetch (below), the one
- * launch was 1.06x CUB's and three launches 0.94x; half sums took 0.712 ms
- * in one and 0.813 in three (bench/results/scans-h100-lookback.txt).
+ * at the GPU's scope, shfl.sync), unless CLFOLD_SCAN_LOOKBACK=0. Three
+ * launches take:
+ *   - the compensated accuracy: a pair's carry would add a rounding of its
+ *     own a tile to the look-back's chain, which a long enough chain would
+ *     take past the documented bound;
+ *   - float products: their runs fold factors, not accumulator values;
+ *   - groups that are not whole warps (tiles.cl's WARP_SCANS);
+ *   - 8- and 16-bit products into 64 bits: reading the elements twice costs
+ *     little (10 bytes an element against 9 for int8), and three launches
+ *     are faster (H100, 2^28 int16 products: 1.163 ms against 1.300 in one;
+ *     bench/results/scans-h100-lookback.txt).
+ * 8- and 16-bit sums take the one launch, their tiles added in ints
+ * (tile_sums_fit_int, below) and their rows kept in local memory
+ * (lookback_local_rows, below), as int32 sums' are.
  */
 /* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or CLFOLD_SCAN_GPU's. */
 static size_t lookback_block(const clfold_context *ctx)
@@ -149,22 +142,15 @@ static bool lookback_can_run(const clfold_context *ctx, const struct build_confi
 /*
  * Whether a one-launch tile of 8- or 16-bit sums adds in ints (tiles.cl's
  * SMALL_INT_SUM): where no tile's sum can leave one, 255 or 65535 times
- * the tile's elements below 2^31.
+ * the tile's elements below 2^31. Ints take half the registers of int64s.
  *
- * Such tiles hold their elements and prefixes in 32-bit registers, yet
- * NVIDIA's compiler still gave the kernel 93 registers for int8 and 88 for
- * int16, one group of 512 a multiprocessor. Rebuilt from its PTX with
- * .minnctapersm 2 (program.c), it takes 64 and spills 16 bytes, and two
- * groups run. On the H100, 2^28 int16 sums took 1.070-1.075 ms so, against
- * 1.149 with 88 registers and 1.128-1.130 in three launches; int8 sums
- * 1.006-1.017 against 1.076 and 1.015-1.020 (two calls, alternating;
- * bench/results/scans-h100-small.txt). Elements held as int64, as before,
- * took 128 registers and 1.105 (int8) and 1.156 ms (int16). int32 sums
- * hold int64 prefixes: held to 64 registers they spilled 488 bytes and took
- * 2.34-2.35 ms against 1.28-1.30, so they kept the compiler's 128. All of
- * that was before local rows (lookback_local_rows, below), which hold
- * neither elements nor prefixes in registers; .minnctapersm 2 remains for
- * 8- and 16-bit tiles whose rows do not fit local memory.
+ * Where such a tile's rows do not fit local memory (lookback_local_rows),
+ * its elements and prefixes stay in registers, and its program is rebuilt
+ * from its PTX with .minnctapersm 2 (program.c): 64 registers, so that two
+ * groups of 512 run a multiprocessor, where the compiler's 88 to 93 let
+ * one (H100, 2^28 int16 sums: 1.074 ms against 1.149;
+ * bench/results/scans-h100-small.txt). int32 sums, whose prefixes are
+ * int64, keep the compiler's registers: held to 64 they spill.
  */
 static bool tile_sums_fit_int(const struct scan_job *job)
 {
@@ -178,16 +164,14 @@ static bool tile_sums_fit_int(const struct scan_job *job)
  * CLFOLD_SCAN_GPU's. A work-item that holds more than WIDE_TILE_BYTES of
  * accumulator values (int32 sums: 32 int64 prefixes, which NVIDIA's
  * compiler gives 128 registers) takes groups of WIDE_TILE_BLOCK, so that
- * two groups still fit a multiprocessor, and int32 sums' rows fit local
- * memory (lookback_local_rows: 32 KiB in groups of 256, where 512 x 16
- * took 1.153 ms against 1.131-1.136). With the prefetch (below), 2^28
- * int32 sums took 1.176-1.190 ms in tiles of 256 x 32 (D = 132) against
- * 1.191-1.207 in 512 x 32 (D = 66; H100, four calls,
- * bench/results/scans-h100-prefetch.txt); without it the two had tied.
- * Only int32 sums were timed; uint32 sums, 32-bit integer products and
- * fp64-accuracy float sums hold the same 32 8-byte values a work-item,
- * and take the same groups (uint32 sums their rows in local memory too).
- * 8- and 16-bit sums add their tiles in ints (tile_sums_fit_int).
+ * two groups still fit a multiprocessor and int32 sums' rows fit local
+ * memory (lookback_local_rows: 32 KiB). Only int32 sums are timed so (H100,
+ * 2^28 sums: 1.131 ms in 256 x 32 against 1.153 in 512 x 16;
+ * bench/results/scans-h100-local-rows.txt); uint32 sums, 32-bit integer
+ * products and fp64-accuracy float sums hold the same 32 8-byte values a
+ * work-item, and take the same groups (uint32 sums their rows in local
+ * memory too). 8- and 16-bit sums add their tiles in ints
+ * (tile_sums_fit_int).
  */
 #define WIDE_TILE_BYTES 128
 #define WIDE_TILE_BLOCK 256
@@ -218,19 +202,11 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
  * it loads its own keeps DRAM reading through those waits, and the group
  * that draws ticket t + D finds them in L2. D must be long enough for DRAM
  * to answer before that group starts, and short enough that L2 still holds
- * the lines when it does: float sums a whole round of groups ahead were
- * slower than with none on an H200. On the H100 (132 multiprocessors, 2^28
- * inclusive sums, best of 30, four calls;
- * bench/results/scans-h100-prefetch.txt), float sums took 0.783,
- * 0.750-0.759 and 0.764 ms at D = 33, 66 and 132, against 0.804-0.807 with
- * none; int32 sums in groups of 256 1.195, 1.176-1.190, 1.211 and 1.279 at
- * D = 66, 132, 198 and 264, against 1.296-1.305 with none in groups of 512;
- * int8 sums 0.964, 0.948-0.957, 0.950 and 0.959 at D = 33, 66, 99 and 132,
- * against 1.010-1.018; int16 sums 1.046, 1.015-1.023 and 1.035 at 33, 66
- * and 132, against 1.082. An H200 agreed
- * (bench/results/scans-h200-prefetch.txt): float sums took 0.585-0.593 ms
- * at D = 64 to 132, 0.688-0.690 at 264 and 0.761 at 528, against
- * 0.621-0.632.
+ * the lines when it does (on an H200, float sums a whole round of groups
+ * ahead take longer than with none). 256 work-items' worth a unit is the
+ * fastest D measured (H100, 2^28 float sums: 0.750-0.759 ms at D = 66,
+ * against 0.804-0.807 with none; bench/results/scans-h100-prefetch.txt;
+ * an H200 agrees, bench/results/scans-h200-prefetch.txt).
  */
 #define PREFETCH_WORK_ITEMS_PER_UNIT 256
 
@@ -249,25 +225,14 @@ static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_j
  * (tiles.cl's LOCAL_ROWS): integer sums that widen, 8- to 32-bit elements
  * into 64-bit sums, in runs of whole rows, where the tile's elements fit
  * the device's local memory beside the look-back's. Such a kernel holds no
- * element or prefix in registers through the look-back, so more of its
- * groups fit a multiprocessor: LOCAL_ROWS_WORK_ITEMS_PER_UNIT work-items'
- * worth (.minnctapersm 3 for groups of 512, 6 for 256). Other groups, of
- * CLFOLD_SCAN_GPU's, were not timed and take the compiler's registers
- * (1536 work-items in groups of 32 would be 48 groups, past what a
- * multiprocessor holds).
- *
- * On the H100 (2^28 inclusive sums, seven calls, six machines;
- * bench/results/scans-h100-local-rows.txt), int8 sums took 0.869-0.884 ms
- * so against 0.946-0.952 with elements and prefixes in registers (held to
- * 64 by .minnctapersm 2, two groups of 512 a multiprocessor), int16
- * 0.954-0.966 against 1.017-1.032 (the same), int32 1.129-1.147 in groups
- * of 256 against 1.179-1.192 (128 registers, two groups of 256). NVIDIA's
- * compiler gives the kernel 32 registers for 8- and 16-bit sums and 40 for
- * int32. With four groups of 512, int8 took 0.882 and int16 0.962; int32
- * with two groups of 256 took 1.152, and in groups of 512 x 16, three a
- * multiprocessor, 1.153. Rows packed into registers instead (a variant not
- * kept) tied for int8 and int16 at three groups (0.873 and 0.955); int32's
- * would not fit.
+ * element or prefix in registers through the look-back (NVIDIA's compiler
+ * gives it 32 to 40 registers), so more of its groups fit a multiprocessor:
+ * LOCAL_ROWS_WORK_ITEMS_PER_UNIT work-items' worth (.minnctapersm 3 for
+ * groups of 512, 6 for 256), the fastest count measured (H100, 2^28 int8
+ * sums: 0.869-0.884 ms, against 0.946-0.952 with the rows in registers;
+ * bench/results/scans-h100-local-rows.txt). Other groups, of
+ * CLFOLD_SCAN_GPU's, take the compiler's registers: 1536 work-items in
+ * groups of 32 would be 48 groups, past what a multiprocessor holds.
  */
 #define LOCAL_ROWS_WORK_ITEMS_PER_UNIT 1536
 

@@ -44,10 +44,11 @@ struct scan_carry {
 /*
  * The one-launch scan's look-back keeps the aggregates of up to this many
  * rounds of 32 tiles before it waits for an inclusive prefix among the
- * last 32 (cl/scan/tiles.cl's LOOKBACK_ROUNDS). bench/scan_probe.c's
- * look-back took 1.94 ms for 2^28 float sums in tiles of 128 x 32 on the
- * H100 with 1 round, 1.18 with 4 and 1.06 with 8: where the look-back
- * must wait, it waits on the oldest tiles.
+ * last 32 (cl/scan/tiles.cl's LOOKBACK_ROUNDS): where the look-back must
+ * wait, the more rounds it keeps, the older the tiles it waits on
+ * (bench/scan_probe.c's look-back, 2^28 float sums in tiles of 128 x 32
+ * on the H100: 1.94 ms with 1 round, 1.06 with 8;
+ * bench/results/scans-h100-probes.txt).
  */
 #define LOOKBACK_ROUNDS 8
 

@@ -8,7 +8,7 @@ oclgrind::Uninitialized::instructionExecuted); without --uninitialized it
 prints [120 376 632 888], the right sums. Halving by swizzles instead
 (v.s01234567 + v.s89abcdef, ...) crashes the same way. cl/reduce/gpu.cl's 8- and 16-bit sums
 therefore add a vector's lanes through a private array, and its pairwise
-float sums are named before they are folded (the second pattern crashed the
+float sums are named before they are folded (the second pattern crashes the
 same way; tests/oclgrind_driver.c runs both). The CPU shape's exact sums
 or their lanes by swizzle halving (cl/reduce/cpu.cl OR_LANES): a loop over
 a private array instead made them 15-30% slower on POCL 3.1, so their

@@ -12,7 +12,7 @@ of 4096 work-items keeps 280 words (2240 bytes, 9 MiB for the group)
 across a barrier: the process dies with SIGSEGV at a jump to address 0.
 POCL still reports 4096 as the kernel's work-group size and returns no
 error. clfold's K7 with 4096 exact double states (280 bytes each, several
-copies live) crashed the same way, and gave the right sum with 64 MiB
+copies live) crashes the same way, and gives the right sum with 64 MiB
 stacks. So src/reduce/tree.c keeps a ladder group's accumulator values
 within 1 MiB on CPU devices and refuses larger blocks with
 CLFOLD_ERROR_INVALID_BLOCK_SIZE. Arguments: BLOCK [WORDS] (default 4096 280).

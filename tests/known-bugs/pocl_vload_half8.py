@@ -11,7 +11,7 @@ vload_halfN from element START + r * PITCH: with N = 8 and an address 2
 bytes past a 16-byte boundary, the process dies with SIGSEGV (on AVX2 and
 AVX-512 hosts alike). A float8 built from two vload_half4s loads from any
 address. The CPU shape's columns of halves with 8 lanes (AVX2's floats)
-crashed this way when the column count was not a multiple of 8, so
+would crash this way where the column count is not a multiple of 8, so
 cl/core/defs.cl's load_halves builds vectors wider than 4 from
 vload_half4s. Arguments: N START [PITCH ROWS] (defaults 8 1 8 1).
 Not part of ctest: it crashes. Needs python3-pyopencl and python3-numpy.

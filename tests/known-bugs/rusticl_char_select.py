@@ -6,11 +6,11 @@
 `out[i] = i < n ? in[i] : (char)127` with n = 2 over 16 work-items gives
 [46 46 0 0 ...] on llvmpipe (LLVM 15.0.6) where 127 belongs; the same with
 short, with uchar, or written as an if gives the right values, and POCL 3.1
-is right for all of them. The ladder (K1..K6) loaded every element past the
-end so, as its identity: signed 8-bit min, max and and came out 0 there,
-and so did the CPU shape's int8 `and` of 1 to 15 elements, whose short
-vectors were padded so. cl/core/defs.cl's load_or_identity and
-cl/reduce/cpu.cl's lane_or_pad write the if instead. Needs Debian 12's
+is right for all of them. Loading every element past the end so, as its
+identity, would make the ladder's (K1..K6) signed 8-bit min, max and and
+come out 0 there, and the CPU shape's int8 `and` of 1 to 15 elements,
+whose short vectors are padded so. So cl/core/defs.cl's load_or_identity
+and cl/reduce/cpu.cl's lane_or_pad write the if. Needs Debian 12's
 mesa-opencl-icd, python3-pyopencl and python3-numpy.
 """
 import os

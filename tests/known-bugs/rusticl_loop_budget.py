@@ -16,11 +16,11 @@ with ids 1..7, and they drive the loops too: there n - id wraps round, the
 loop runs until the budget is spent, and the real work-item's second loop
 runs once.
 
-The CPU shape (cl/reduce/cpu.cl) hit both: its groups are of one
-work-item, end - begin wrapped in the empty lanes past the array, and its
-pairwise fold of the lanes then stopped after one pair (3 ones summed to
+The CPU shape (cl/reduce/cpu.cl) would hit both: its groups are of one
+work-item, so end - begin would wrap in the empty lanes past the array,
+and its pairwise fold of the lanes stop after one pair (3 ones summing to
 2); and a work-item's chunk of more than about 4000 rounds (about 131072
-int32 values) spent the budget by itself. reduce_cpu now gives a work-item
+int32 values) spends the budget by itself. So reduce_cpu gives a work-item
 past the array an empty chunk, and on llvmpipe the auto path takes the GPU
 shape (src/core/device.c, caps.cpu_shape), whose work-items loop a few
 rounds each. Not part of ctest: rusticl is not installed in CI. Needs
