@@ -13,8 +13,8 @@ noise falls on all of them alike, and prints the best and median wall time of
 each and the ratio of each peer's median to clfold.reduce's on the NumPy array
 (above 1: clfold faster). With PyOpenCL, a plain streaming read of the device
 array runs in the same rounds: the runner's roofline kernel (read_cpu or
-read_gpu of src/cli/roofline.c), which reads every byte once and adds nothing.
-No reduction of these bytes can take less, so pyopencl.array.sum's median over
+read_gpu of src/cli/bench/roofline.c), which reads every byte once and adds
+nothing. No reduction of these bytes can take less, so pyopencl.array.sum's median over
 the read's is the largest ratio any reduction could reach in this run. Then the per-call overhead at SMALL_N elements
 (default 2^10): clfold.reduce's median wall time against libclfold's own
 clfold_reduce_host called straight through ctypes on the same context, 2001
@@ -45,8 +45,8 @@ def pyopencl_queue(name):
     return None
 
 
-# The runner's roofline kernels (src/cli/roofline.c): every byte read once, xor-folded, and a
-# write only if the fold hits a value no input gives, so that the compiler keeps every load.
+# The runner's roofline kernels (src/cli/bench/roofline.c): every byte read once, xor-folded, and
+# a write only if the fold hits a value no input gives, so that the compiler keeps every load.
 READ_SOURCE = """
 __kernel void read_gpu(__global const uint4 *in, ulong vectors, __global uint *out)
 {

@@ -103,7 +103,7 @@
 constexpr int RUNS = 50, E2E_RUNS = 30, WARM = 3;
 
 // Element i of the bench's data: (i % 1000) / 1000 for floats, i % 1000 - 500
-// for int32, i % 100 - 50 for int8 (src/cli/bench.c).
+// for int32, i % 100 - 50 for int8 (src/cli/bench/measure.c).
 template <typename T>
 __device__ T bench_value(size_t i)
 {

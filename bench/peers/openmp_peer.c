@@ -4,9 +4,10 @@
  * an OpenMP loop, on as many threads as the OpenCL device has compute
  * units. Prints one JSON object per size:
  *   {"peer": "openmp", "type": ..., "op": ..., "n": ..., "best_ms": ..., "median_ms": ..., "result": ...}
- * The data are the bench's (src/cli/bench.c), so every peer reduces the same
- * values: element i is (i % 1000) / 1000 for float and double, i % 1000 - 500
- * for int32, i % 100 - 50 for int8. Integer sums are 64-bit, as clfold's.
+ * The data are the bench's (src/cli/bench/measure.c), so every peer reduces
+ * the same values: element i is (i % 1000) / 1000 for float and double,
+ * i % 1000 - 500 for int32, i % 100 - 50 for int8. Integer sums are 64-bit,
+ * as clfold's.
  * Any other type is refused (exit 2), so no row is ever another type's time.
  *
  *   openmp_peer THREADS TYPE N [N...] [--op OP]    (TYPE: float, double, int32, int8;

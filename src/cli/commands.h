@@ -1,6 +1,6 @@
 /*
  * commands.h: the runner's commands, one file each (devices.c, ladder.c,
- * reduce_command.c and reduce_mpi.c, scan_command.c, bench.c, compare.c);
+ * reduce_command.c and reduce_mpi.c, scan_command.c, bench/bench.c, compare.c);
  * main.c hands over to one of them. What they share is common.h.
  */
 #ifndef CLFOLD_CLI_COMMANDS_H

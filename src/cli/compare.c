@@ -1,7 +1,7 @@
 /*
  * compare.c: `clfold compare RUN.json...`: reads saved `clfold bench
  * --format json` documents (json.c), checks their schema, and merges every
- * device and peer of every run into one table (merge.c), printed as a
+ * device and peer of every run into one table (bench/merge.c), printed as a
  * table, CSV or JSON and drawn with --plot. Bad input (a file that is not
  * JSON, another schema or version, runs that share no rows) is exit status
  * 2 with one line on stderr, and nothing on stdout.
@@ -12,11 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench.h"
+#include "bench/document.h"
+#include "bench/merge.h"
 #include "commands.h"
 #include "common.h"
 #include "json.h"
-#include "merge.h"
 #include "output.h"
 
 #define MAX_RUN_BYTES ((size_t)256 << 20)

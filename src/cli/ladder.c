@@ -11,17 +11,17 @@
  *
  * `clfold ladder --scan` is the scan ladder's table: Kogge-Stone, Blelloch,
  * padded Blelloch and the auto path, each scan's every output checked
- * (bench_scan.c). Its bandwidth counts what a scan must move, N elements in
- * and N outputs of the result type out, whatever its passes move besides;
- * its roofline is a device-to-device copy of as many bytes in all, measured
- * in the same run.
+ * (bench/scan_check.c). Its bandwidth counts what a scan must move, N
+ * elements in and N outputs of the result type out, whatever its passes
+ * move besides; its roofline is a device-to-device copy of as many bytes in
+ * all, measured in the same run.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "bench/scan_check.h"
 #include "commands.h"
 #include "common.h"
 #include "output.h"

@@ -11,7 +11,7 @@
  * finish with either pattern, and 2^31 bytes with a 4-byte pattern; 2^31
  * bytes with a 1-byte pattern never do (killed after 10 s). The library
  * fills only small buffers (scan boards, partial headers); the bench's
- * poisoning of a scan's outputs (src/cli/bench_scan.c, scan_poison) fills
+ * poisoning of a scan's outputs (src/cli/bench/scan_check.c, scan_poison) fills
  * at most 1 GiB at a time because of this: `clfold bench --scan` of 2^28
  * int32 or int8 sums (2 GiB of int64 outputs) hung there. Not part of
  * ctest: it needs the GPU.

@@ -2,10 +2,12 @@
  * plot.h: drawing lines of GB/s against size as a PNG with gnuplot
  * (plot.c), for `clfold bench --plot` and `clfold compare --plot`.
  */
-#ifndef CLFOLD_CLI_PLOT_H
-#define CLFOLD_CLI_PLOT_H
+#ifndef CLFOLD_CLI_BENCH_PLOT_H
+#define CLFOLD_CLI_BENCH_PLOT_H
 
 #include <stddef.h>
+
+#include "run.h"
 
 #define PLOT_MAX_POINTS 256
 #define PLOT_MAX_SERIES 64
@@ -26,4 +28,11 @@ void plot_point(struct plot_series *series, double x, double y);
  */
 int plot_draw(const char *path, const char *title, const struct plot_series *series, size_t count);
 
-#endif /* CLFOLD_CLI_PLOT_H */
+/*
+ * One device's lines of the bench: GB/s against size per kernel, type and
+ * operator, its streaming read (a scan's copy), and one per peer. 0, or -1
+ * (said on stderr).
+ */
+int bench_plot(const char *path, const struct device_summary *device, const struct bench_results *results);
+
+#endif /* CLFOLD_CLI_BENCH_PLOT_H */

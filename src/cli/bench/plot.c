@@ -3,16 +3,18 @@
  * gnuplot-nox) from a data file and a script in a temporary folder; and
  * `clfold bench --plot FILE.png`'s lines: one per kernel and type, the
  * streaming read, and one per peer.
+ *
+ * May call (below it in src/cli/bench/): run.c.
  */
+#include "plot.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "commands.h"
 #include "common.h"
-#include "plot.h"
+#include "run.h"
 
 void plot_point(struct plot_series *series, double x, double y)
 {

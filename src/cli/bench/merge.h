@@ -5,8 +5,8 @@
  * fills it from several devices of one run (its summary), `clfold compare`
  * from saved runs; both print it and draw it the same way.
  */
-#ifndef CLFOLD_CLI_MERGE_H
-#define CLFOLD_CLI_MERGE_H
+#ifndef CLFOLD_CLI_BENCH_MERGE_H
+#define CLFOLD_CLI_BENCH_MERGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -95,4 +95,4 @@ int merge_plot(const struct merge_table *table, const char *path, const char *ti
 
 void merge_release(struct merge_table *table);
 
-#endif /* CLFOLD_CLI_MERGE_H */
+#endif /* CLFOLD_CLI_BENCH_MERGE_H */

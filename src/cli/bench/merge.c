@@ -3,7 +3,9 @@
  * rows keyed by (shape, type, operator, size, kernel), printed as a table,
  * CSV or JSON with each cell's GB/s, its percentage of its device's
  * streaming read and its ratio to the baseline column, and drawn with
- * gnuplot (plot.c).
+ * gnuplot (plot.c). `clfold compare` (src/cli/compare.c) calls it too.
+ *
+ * May call (below it in src/cli/bench/): plot.c.
  */
 #include "merge.h"
 

@@ -3,8 +3,8 @@
  * `clfold bench`'s reductions; a device-to-device copy, for its scans and
  * the scan ladder's.
  */
-#ifndef CLFOLD_CLI_ROOFLINE_H
-#define CLFOLD_CLI_ROOFLINE_H
+#ifndef CLFOLD_CLI_BENCH_ROOFLINE_H
+#define CLFOLD_CLI_BENCH_ROOFLINE_H
 
 #include <stdbool.h>
 
@@ -27,4 +27,4 @@ double roofline_read_ms(struct roofline *roofline, cl_mem buffer, size_t bytes);
  */
 double roofline_copy_ms(clfold_context *ctx, cl_mem src, cl_mem dst, size_t bytes);
 
-#endif /* CLFOLD_CLI_ROOFLINE_H */
+#endif /* CLFOLD_CLI_BENCH_ROOFLINE_H */

@@ -1,12 +1,16 @@
 /*
- * bench_document.c: `clfold bench --format json` and `--format csv`. The
+ * document.c: `clfold bench --format json` and `--format csv`. The
  * JSON is one document, versioned by its schema (docs/bench-format.md,
  * bench/schema/clfold-bench-1.json): clfold's version, the host, the date,
  * the command line, and every device with what it is and its rows, clfold's
  * and its peers'. The CSV carries the same rows flat, a device per row.
  * A scan's rows say so ("scan": "inclusive"), and their GB/s count input
  * and output bytes.
+ *
+ * May call (below it in src/cli/bench/): run.c.
  */
+#include "document.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
 #include "common.h"
 #include "output.h"
+#include "run.h"
 
 /* The first "model name" of /proc/cpuinfo; "" where there is none. */
 static void cpu_model(char *buf, size_t cap)

@@ -10,6 +10,8 @@
  *
  * Scans read and write: their roofline is the driver's own device-to-device
  * copy (clEnqueueCopyBuffer) of as many bytes in all.
+ *
+ * May call (below it in src/cli/bench/): none.
  */
 #include "roofline.h"
 
