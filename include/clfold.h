@@ -537,6 +537,24 @@ CLFOLD_API const char *clfold_op_name(clfold_op op);
 CLFOLD_API const char *clfold_kernel_name(clfold_kernel kernel);
 CLFOLD_API const char *clfold_scan_kernel_name(clfold_scan_kernel kernel); /* "kogge-stone" */
 
+/*
+ * What an operator is, from the library's one table of operators: a caller
+ * lists them all by describing op 0, 1, 2, ... until CLFOLD_ERROR_INVALID_OP.
+ */
+typedef struct {
+    const char *name;       /* as the runner, Python and JSON spell it: "sum" */
+    const char *numpy_name; /* NumPy's function or ufunc: "add", "minimum", "argmax" */
+    unsigned flags;         /* CLFOLD_OP_* below */
+} clfold_op_info;
+
+#define CLFOLD_OP_INTEGERS_ONLY 0x1u /* bitwise: integer types only */
+#define CLFOLD_OP_INDEX 0x2u         /* the result is an int64 index (argmin, argmax): one axis, no atomic */
+#define CLFOLD_OP_NO_IDENTITY 0x4u   /* NumPy refuses it over no elements (the runner and Python do too) */
+#define CLFOLD_OP_SCANS 0x8u         /* clfold_scan* takes it */
+#define CLFOLD_OP_ROUNDS 0x10u       /* on floats each step rounds: the result depends on the order */
+
+CLFOLD_API clfold_status clfold_op_describe(clfold_op op, clfold_op_info *info);
+
 /* The reverse, case-insensitive; CLFOLD_ERROR_INVALID_{TYPE,OP,KERNEL} if unknown. */
 CLFOLD_API clfold_status clfold_type_from_name(const char *name, clfold_type *type);
 CLFOLD_API clfold_status clfold_op_from_name(const char *name, clfold_op *op);

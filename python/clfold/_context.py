@@ -33,8 +33,11 @@ _TYPE_NAMES = {np.dtype(t): name for t, name in (
     (np.int32, "int32"), (np.uint32, "uint32"), (np.int64, "int64"), (np.uint64, "uint64"),
     (np.float16, "half"), (np.float32, "float"), (np.float64, "double"))}
 _DTYPES = {name: dtype for dtype, name in _TYPE_NAMES.items()}
-_NO_IDENTITY = {"min": "minimum", "max": "maximum"}
-_ARG_OPS = ("argmin", "argmax")
+# The operators, from the library's table: NumPy's names of those it refuses over no
+# elements, and those that give an index.
+_NO_IDENTITY = {name: numpy_name for name, numpy_name, flags in _lib.operators()
+                if flags & _lib.OP_NO_IDENTITY and not flags & _lib.OP_INDEX}
+_ARG_OPS = tuple(name for name, _, flags in _lib.operators() if flags & _lib.OP_INDEX)
 
 
 class Error(RuntimeError):
@@ -72,8 +75,9 @@ def _choice(kind, name, allowed):
     return value
 
 
-OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
-REDUCE_OPS = OPS + _ARG_OPS
+# The operators that scan and those that reduce, from the library's table.
+OPS = tuple(name for name, _, flags in _lib.operators() if flags & _lib.OP_SCANS)
+REDUCE_OPS = tuple(name for name, _, _ in _lib.operators())
 ACCURACIES = ("default", "compensated", "fp64", "exact")
 KERNELS = ("auto", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "atomic")
 SCAN_KERNELS = ("auto", "kogge-stone", "blelloch", "blelloch-padded")
@@ -458,7 +462,7 @@ class Context:
     def reduce_partial(self, x: Array, op: str = "sum", *, accuracy: str = "default",
                        kernel: str = "auto", block: Optional[SupportsIndex] = None) -> "Partial":
         """As clfold.reduce_partial(x, ...) on this context."""
-        op_value = _choice("op", op, OPS + ("argmin", "argmax"))
+        op_value = _choice("op", op, REDUCE_OPS)
         accuracy_value = _choice("accuracy", accuracy, ACCURACIES)
         kernel_value = _choice("kernel", kernel, KERNELS)
         block = _block(block)
@@ -578,8 +582,8 @@ def reduce(x: Array, op: str = "sum", *, axis: Axis = None, accuracy: str = "def
     context= on another queue, after its own queue has finished).
     Host arrays in C or Fortran order, and 2-d views whose rows lie apart, are read in place;
     other layouts, byte-swapped arrays, and axes that must be permuted are copied first.
-    op: "sum", "prod", "min", "max", "and", "or", "xor", or "argmin" and "argmax" (the index
-    of the first least or greatest element, a NaN counting as both, as numpy.argmin's).
+    op: one of clfold.REDUCE_OPS (the library's operators, by name); "argmin" and "argmax" give
+    the index of the first least or greatest element, a NaN counting as both, as numpy.argmin's.
     axis: None for every element, or an int or a tuple of ints, negative ones counting from the
     end, as numpy.sum's; argmin and argmax take one int, as numpy.argmin's, and give the index
     along it.

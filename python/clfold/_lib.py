@@ -75,6 +75,24 @@ _declare("clfold_partial_rebase", status_t, ctypes.c_void_p, ctypes.c_uint64)
 _declare("clfold_result_type", status_t, enum_t, enum_t, ctypes.POINTER(enum_t))
 _declare("clfold_type_name", ctypes.c_char_p, enum_t)
 _declare("clfold_op_name", ctypes.c_char_p, enum_t)
+
+
+class OpInfo(ctypes.Structure):
+    """clfold_op_info: what the library's operator table says of one operator."""
+    _fields_ = [("name", ctypes.c_char_p), ("numpy_name", ctypes.c_char_p), ("flags", ctypes.c_uint)]
+
+
+_declare("clfold_op_describe", status_t, enum_t, ctypes.POINTER(OpInfo))
+# clfold.h's CLFOLD_OP_* flags.
+OP_INTEGERS_ONLY, OP_INDEX, OP_NO_IDENTITY, OP_SCANS, OP_ROUNDS = 0x1, 0x2, 0x4, 0x8, 0x10
+
+
+def operators():
+    """Every operator as (name, NumPy's name, flags), in the library's order, from its table."""
+    found, info = [], OpInfo()
+    while lib.clfold_op_describe(len(found), ctypes.byref(info)) == 0:
+        found.append((info.name.decode(), info.numpy_name.decode(), info.flags))
+    return found
 _declare("clfold_status_string", ctypes.c_char_p, status_t)
 _declare("clfold_last_error", ctypes.c_char_p, context_p)
 for _kind in ("type", "op", "kernel", "scan_kernel", "accuracy"):

@@ -114,8 +114,7 @@ static const struct {
      "  -t TYPE     int8 uint8 int16 uint16 int32 uint32 int64 uint64 half float double\n"
      "              (default int32; float with --scan)\n"},
     {CMD_LADDER, OPT_OP, "[-o OP]",
-     "  -o OP       sum prod min max and or xor argmin argmax (default sum; no\n"
-     "              argmin or argmax with --scan)\n"},
+     "  -o OP       {OPS} (default sum; no argmin or argmax with --scan)\n"},
     {CMD_LADDER, OPT_BLOCK, "[-b BLOCK]",
      "  -b BLOCK    work-group size, a power of two (default 128, as in the seed;\n"
      "              with --scan clfold chooses)\n"},
@@ -130,9 +129,8 @@ static const struct {
     {CMD_LADDER, OPT_VERBOSE, "[-v]", "  -v          say how each kernel was built, on stderr\n"},
     {CMD_REDUCE, OPT_DEVICE, "[-d SEL]", "  -d SEL      device (see clfold --help)\n"},
     {CMD_REDUCE, OPT_OP, "[-o OP]",
-     "  -o OP       sum prod min max and or xor argmin argmax (default sum); argmin\n"
-     "              and argmax print the index (int64), as NumPy's: of the C-order\n"
-     "              ravel for a whole array, along the axis with --axis\n"},
+     "  -o OP       {OPS} (default sum); argmin and argmax print the index (int64), "
+     "as NumPy's: of the C-order ravel for a whole array, along the axis with --axis\n"},
     {CMD_REDUCE, OPT_KERNEL, "[-k KERNEL]", "  -k KERNEL   k1..k7, atomic or auto (default auto)\n"},
     {CMD_REDUCE, OPT_BLOCK, "[-b BLOCK]",
      "  -b BLOCK    work-group size, a power of two (default: clfold chooses)\n"},
@@ -155,7 +153,7 @@ static const struct {
      "              rank 0 prints the whole's result (docs/mpi.md)\n"},
     {CMD_REDUCE, OPT_VERBOSE, "[-v]", "  -v          say what ran, on stderr\n"},
     {CMD_SCAN, OPT_DEVICE, "[-d SEL]", "  -d SEL      device (see clfold --help)\n"},
-    {CMD_SCAN, OPT_OP, "[-o OP]", "  -o OP       sum prod min max and or xor (default sum)\n"},
+    {CMD_SCAN, OPT_OP, "[-o OP]", "  -o OP       {SCAN_OPS} (default sum)\n"},
     {CMD_SCAN, OPT_EXCLUSIVE, "[--exclusive]",
      "  --exclusive  OUT[i] scans the elements before i; OUT[0] is the operator's\n"
      "              identity (default: inclusive, OUT[i] ends with element i)\n"},
@@ -240,6 +238,18 @@ static void put(char *buf, size_t cap, size_t *used, const char *format, ...)
     *used += n > 0 ? (size_t)n : 0;
 }
 
+size_t cli_op_list(unsigned flags, const char *separator, char *buf, size_t cap)
+{
+    size_t used = 0;
+    clfold_op_info info;
+    if (cap > 0)
+        buf[0] = '\0';
+    for (int op = 0; clfold_op_describe((clfold_op)op, &info) == CLFOLD_SUCCESS; op++)
+        if ((info.flags & flags) == flags)
+            put(buf, cap, &used, "%s%s", used > 0 ? separator : "", info.name);
+    return used;
+}
+
 /* One word of a synopsis, on a new line (indented under the command) once 80 columns would pass. */
 static void put_word(char *buf, size_t cap, size_t *used, size_t *line_start, size_t indent,
                      const char *word)
@@ -250,6 +260,42 @@ static void put_word(char *buf, size_t cap, size_t *used, size_t *line_start, si
         put(buf, cap, used, "%*s", (int)(indent - 1), "");
     }
     put(buf, cap, used, " %s", word);
+}
+
+/*
+ * An option's help. Where it holds {OPS} (every operator) or {SCAN_OPS}
+ * (those that scan), the names come from the library's operator table,
+ * and the text from there on is wrapped at 80 columns under the first word.
+ */
+static void put_help(char *buf, size_t cap, size_t *used, const char *help)
+{
+    static const struct {
+        const char *placeholder;
+        unsigned flags;
+    } LISTS[] = {{"{OPS}", 0}, {"{SCAN_OPS}", CLFOLD_OP_SCANS}};
+    const char *at = strchr(help, '{');
+    size_t l = 0;
+    while (at != NULL && l < COUNT(LISTS) &&
+           strncmp(at, LISTS[l].placeholder, strlen(LISTS[l].placeholder)) != 0)
+        l++;
+    if (at == NULL || l == COUNT(LISTS)) {
+        put(buf, cap, used, "%s", help);
+        return;
+    }
+    size_t line_start = *used, indent = (size_t)(at - help);
+    put(buf, cap, used, "%.*s", (int)indent - 1, help);
+    char words[1024];
+    size_t n = cli_op_list(LISTS[l].flags, " ", words, sizeof words);
+    snprintf(words + n, sizeof words - n, "%s", at + strlen(LISTS[l].placeholder));
+    for (char *word = words; *word != '\0';) {
+        size_t length = strcspn(word, " \n");
+        char *next = word + length + strspn(word + length, " \n");
+        word[length] = '\0';
+        if (length > 0)
+            put_word(buf, cap, used, &line_start, indent, word);
+        word = next;
+    }
+    put(buf, cap, used, "\n");
 }
 
 static const char GENERAL_NOTES[] =
@@ -290,7 +336,8 @@ size_t cli_usage(enum cli_command command, char *buf, size_t cap)
     for (size_t i = 0; i < COUNT(USAGE); i++) {
         if (USAGE[i].command != command || USAGE[i].help[0] == '\0')
             continue;
-        put(buf, cap, &used, "%s%s", first ? "\n" : "", USAGE[i].help);
+        put(buf, cap, &used, "%s", first ? "\n" : "");
+        put_help(buf, cap, &used, USAGE[i].help);
         first = false;
     }
     return used;
@@ -404,8 +451,11 @@ static int apply_option(unsigned flag, const char *value, struct cli_args *args,
         return 0;
     case OPT_OP:
         if (clfold_op_from_name(value, &args->op) != CLFOLD_SUCCESS)
-            return usage_error(err, cap, "unknown operator \"%s\" (sum, prod, min, max, and, or, xor, "
-                               "argmin, argmax)", value);
+        {
+            char names[256];
+            cli_op_list(0, ", ", names, sizeof names);
+            return usage_error(err, cap, "unknown operator \"%s\" (%s)", value, names);
+        }
         return 0;
     case OPT_KERNEL:
         if (args->command == CMD_SCAN) {

@@ -63,6 +63,13 @@ int cli_parse(int argc, char **argv, struct cli_args *args, char *err, size_t er
  */
 size_t cli_usage(enum cli_command command, char *buf, size_t cap);
 
+/*
+ * The names of the operators whose flags (CLFOLD_OP_*) include all of
+ * `flags`, from the library's table, joined by `separator` into buf (cut
+ * to cap bytes). Returns the length the whole list takes.
+ */
+size_t cli_op_list(unsigned flags, const char *separator, char *buf, size_t cap);
+
 /* A count: decimal digits, or 2^K. -1 on anything else. */
 int cli_parse_count(const char *text, size_t *value);
 

@@ -12,16 +12,33 @@
 #include "common.h"
 #include "whole_file.h"
 
-bool cli_op_is_arg(clfold_op op)
+/* The library's description of `op` (flags 0 for an op it does not know). */
+static clfold_op_info describe(clfold_op op)
 {
-    return op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX;
+    clfold_op_info info = {"?", "?", 0};
+    clfold_op_describe(op, &info);
+    return info;
 }
+
+bool cli_op_is_arg(clfold_op op) { return describe(op).flags & CLFOLD_OP_INDEX; }
 
 int cli_check_identity(clfold_op op, size_t length)
 {
-    if (length == 0 && (op == CLFOLD_MIN || op == CLFOLD_MAX)) {
+    clfold_op_info info = describe(op);
+    if (length == 0 && (info.flags & CLFOLD_OP_NO_IDENTITY) && !(info.flags & CLFOLD_OP_INDEX)) {
         cli_error("zero-size array to reduction operation %s which has no identity",
-                  op == CLFOLD_MIN ? "minimum" : "maximum");
+                  info.numpy_name);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+int cli_check_scans(clfold_op op)
+{
+    if (!(describe(op).flags & CLFOLD_OP_SCANS)) {
+        char names[256];
+        cli_op_list(CLFOLD_OP_SCANS, ", ", names, sizeof names);
+        cli_error("%s has no scan (%s)", clfold_op_name(op), names);
         return EXIT_BAD_INPUT;
     }
     return EXIT_OK;

@@ -23,6 +23,9 @@ bool cli_op_is_arg(clfold_op op);
  */
 int cli_check_identity(clfold_op op, size_t length);
 
+/* Refuses an operator that has no scan (argmin, argmax), naming those that do; the exit status. */
+int cli_check_scans(clfold_op op);
+
 /* Prints "clfold: <message>" as one line on stderr. */
 void cli_error(const char *format, ...)
 #if defined(__GNUC__)

@@ -536,10 +536,8 @@ static void print_scan_ladder(const struct device_summary *device, const struct 
 /* What the scan ladder refuses before a device is opened. EXIT_OK or EXIT_BAD_INPUT (said). */
 static int check_scan_request(const struct cli_args *args, clfold_type *result)
 {
-    if (cli_op_is_arg(args->op)) {
-        cli_error("%s has no scan (sum, prod, min, max, and, or, xor)", clfold_op_name(args->op));
+    if (cli_check_scans(args->op) != EXIT_OK)
         return EXIT_BAD_INPUT;
-    }
     if (clfold_result_type(args->type, args->op, result) != CLFOLD_SUCCESS) {
         cli_error("operator %s does not apply to %s", clfold_op_name(args->op),
                   clfold_type_name(args->type));

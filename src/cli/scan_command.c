@@ -19,10 +19,8 @@
 static int check_request(const struct cli_args *args, const struct npy_array *array,
                          clfold_type *result_type)
 {
-    if (cli_op_is_arg(args->op)) {
-        cli_error("%s has no scan (sum, prod, min, max, and, or, xor)", clfold_op_name(args->op));
+    if (cli_check_scans(args->op) != EXIT_OK)
         return EXIT_BAD_INPUT;
-    }
     if (clfold_result_type(array->type, args->op, result_type) != CLFOLD_SUCCESS) {
         cli_error("operator %s does not apply to %s data", clfold_op_name(args->op),
                   clfold_type_name(array->type));

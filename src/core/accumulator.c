@@ -28,13 +28,14 @@ clfold_status accumulator_choose(clfold_context *ctx, clfold_type type, clfold_o
         return CLFOLD_SUCCESS;
     }
     bool is_float = type_info(result)->float_bits != 0;
-    if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && is_float && op == CLFOLD_PROD)
+    enum op_fold fold = op_fold(op);
+    if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && is_float && fold == FOLD_MULTIPLY)
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
                     "the exact accuracy is for sums: a correctly rounded product would need "
                     "the exact product of every element (docs/accuracy.md)");
-    if (op == CLFOLD_PROD && is_float && kernel != CLFOLD_ATOMIC)
+    if (fold == FOLD_MULTIPLY && is_float && kernel != CLFOLD_ATOMIC)
         acc->scaled = true;
-    if (op != CLFOLD_SUM || !is_float)
+    if (fold != FOLD_ADD || !is_float)
         return CLFOLD_SUCCESS;
     if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && kernel == CLFOLD_ATOMIC)
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
@@ -97,13 +98,13 @@ static void fold_integer(const struct type_info *info, clfold_op op, void *total
 {
     uint64_t a = load_bits(total, info->size), b = load_bits(part, info->size), r;
     bool less = info->is_signed ? as_signed(a, info->size) < as_signed(b, info->size) : a < b;
-    switch (op) {
-    case CLFOLD_SUM: r = a + b; break;
-    case CLFOLD_PROD: r = a * b; break;
-    case CLFOLD_MIN: r = less ? a : b; break;
-    case CLFOLD_MAX: r = less ? b : a; break;
-    case CLFOLD_AND: r = a & b; break;
-    case CLFOLD_OR: r = a | b; break;
+    switch (op_fold(op)) {
+    case FOLD_ADD: r = a + b; break;
+    case FOLD_MULTIPLY: r = a * b; break;
+    case FOLD_LEAST: r = less ? a : b; break;
+    case FOLD_GREATEST: r = less ? b : a; break;
+    case FOLD_AND: r = a & b; break;
+    case FOLD_OR: r = a | b; break;
     default: r = a ^ b; break;
     }
     store_bits(total, r, info->size);
@@ -127,7 +128,7 @@ static double load_float(const void *p, bool wide)
  * of two equal operands (they can differ only in the sign of zero) min keeps
  * the or of their bits, -0, and max the and, +0.
  */
-static void fold_min_max(bool wide, clfold_op op, void *total, const void *part)
+static void fold_min_max(bool wide, bool least, void *total, const void *part)
 {
     size_t size = wide ? 8 : 4;
     double a = load_float(total, wide), b = load_float(part, wide);
@@ -135,21 +136,21 @@ static void fold_min_max(bool wide, clfold_op op, void *total, const void *part)
     if (isnan(a) || isnan(b))
         store_bits(total, isnan(a) ? bits_a : bits_b, size);
     else if (a != b)
-        store_bits(total, (op == CLFOLD_MIN) == (a < b) ? bits_a : bits_b, size);
+        store_bits(total, least == (a < b) ? bits_a : bits_b, size);
     else
-        store_bits(total, op == CLFOLD_MIN ? bits_a | bits_b : bits_a & bits_b, size);
+        store_bits(total, least ? bits_a | bits_b : bits_a & bits_b, size);
 }
 
 /* Plain sums and products, in the precision of the accumulator. */
-static void fold_arithmetic(bool wide, clfold_op op, void *total, const void *part)
+static void fold_arithmetic(bool wide, bool add, void *total, const void *part)
 {
     if (wide) {
         double a = load_float(total, true), b = load_float(part, true);
-        double r = op == CLFOLD_SUM ? a + b : a * b;
+        double r = add ? a + b : a * b;
         memcpy(total, &r, 8);
     } else {
         float a = (float)load_float(total, false), b = (float)load_float(part, false);
-        float r = op == CLFOLD_SUM ? a + b : a * b;
+        float r = add ? a + b : a * b;
         memcpy(total, &r, 4);
     }
 }
@@ -298,10 +299,10 @@ void accumulator_fold(const struct accumulator *acc, clfold_op op, void *total, 
         fold_integer(info, op, total, part);
     else if (acc->compensated)
         fold_pair(wide, total, part);
-    else if (op == CLFOLD_MIN || op == CLFOLD_MAX)
-        fold_min_max(wide, op, total, part);
+    else if (op_fold(op) == FOLD_LEAST || op_fold(op) == FOLD_GREATEST)
+        fold_min_max(wide, op_fold(op) == FOLD_LEAST, total, part);
     else
-        fold_arithmetic(wide, op, total, part);
+        fold_arithmetic(wide, op_fold(op) == FOLD_ADD, total, part);
 }
 
 void accumulator_finish(const struct accumulator *acc, const void *value, void *result)

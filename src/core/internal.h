@@ -11,6 +11,7 @@
 #include "clfold.h"
 #include "program.h"
 #include "settings.h"
+#include "ops.h"
 #include "types.h"
 
 /* cl_khr_icd: the ICD loader found no platform (not in every cl.h). */

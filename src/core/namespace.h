@@ -118,6 +118,7 @@
 #define op_is_bitwise clfold_internal_op_is_bitwise
 #define op_is_arg clfold_internal_op_is_arg
 #define op_is_valid clfold_internal_op_is_valid
+#define op_fold clfold_internal_op_fold
 #define type_info clfold_internal_type_info
 
 /* partial.c */

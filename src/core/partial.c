@@ -78,13 +78,12 @@ static bool unpack(const clfold_partial *partial, struct unpacked *out)
                                     .scaled = b[10] & SCALED, .arg = b[10] & ARG};
     bool is_float = type_info(result)->float_bits != 0;
     bool arg = op_is_arg(out->op);
+    bool float_sum = is_float && op_fold(out->op) == FOLD_ADD;
     /* Only the accumulators clfold makes: anything else would be read wrongly. */
-    bool fits = out->acc.arg == arg &&
-                (!out->acc.exact || (is_float && out->op == CLFOLD_SUM)) &&
-                (!out->acc.compensated || (is_float && out->op == CLFOLD_SUM)) &&
-                (!out->acc.scaled || (is_float && out->op == CLFOLD_PROD)) &&
-                (out->acc.scalar == result ||
-                 (is_float && out->op == CLFOLD_SUM && out->acc.scalar == CLFOLD_DOUBLE)) &&
+    bool fits = out->acc.arg == arg && (!out->acc.exact || float_sum) &&
+                (!out->acc.compensated || float_sum) &&
+                (!out->acc.scaled || (is_float && op_fold(out->op) == FOLD_MULTIPLY)) &&
+                (out->acc.scalar == result || (float_sum && out->acc.scalar == CLFOLD_DOUBLE)) &&
                 (out->acc.exact + out->acc.compensated + out->acc.scaled + out->acc.arg) <= 1;
     if (!fits)
         return false;

@@ -1,7 +1,7 @@
 /*
- * types.h: the element-type and operator tables, the one place that says
- * how each type is spelled in OpenCL C, what each (type, operator) pair
- * accumulates in, and what its identity is.
+ * types.h: the element-type table, the one place that says how each type
+ * is spelled in OpenCL C, its size and what its sums widen to. The
+ * operators' table is ops.h's.
  */
 #ifndef CLFOLD_TYPES_H
 #define CLFOLD_TYPES_H
@@ -25,18 +25,5 @@ struct type_info {
 
 /* NULL for a value that is not a clfold_type. */
 const struct type_info *type_info(clfold_type type);
-
-bool op_is_valid(clfold_op op);
-bool op_is_bitwise(clfold_op op);
-bool op_is_arg(clfold_op op); /* argmin, argmax: (key, index) pairs, an index for a result */
-
-/* Checks the pair and gives the result type (the accumulator's, but for arg-reductions). */
-clfold_status accumulator_type(clfold_type type, clfold_op op, clfold_type *acc);
-
-/* Writes the identity of `op` over values of type `acc` to `out`. */
-void identity_value(clfold_type acc, clfold_op op, void *out);
-
-/* The OpenCL C define that names the operator: "OP_SUM". */
-const char *op_define(clfold_op op);
 
 #endif /* CLFOLD_TYPES_H */

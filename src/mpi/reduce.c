@@ -9,9 +9,11 @@
 
 #include "internal.h"
 
-static bool op_is_arg(clfold_op op)
+/* What the library's operator table says of `op` (0 for an op it does not know). */
+static unsigned op_flags(clfold_op op)
 {
-    return op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX;
+    clfold_op_info info;
+    return clfold_op_describe(op, &info) == CLFOLD_SUCCESS ? info.flags : 0;
 }
 
 /* Bytes that merge, with themselves, as a partial: the layout's own check. */
@@ -43,7 +45,7 @@ static bool merges_exactly(const clfold_partial *partial)
     clfold_op op = (clfold_op)partial->bytes[HEADER_AT_OP];
     bool exact_state = partial->bytes[HEADER_AT_KIND] & KIND_EXACT;
     bool is_float = type == CLFOLD_HALF || type == CLFOLD_FLOAT || type == CLFOLD_DOUBLE;
-    return exact_state || !is_float || (op != CLFOLD_SUM && op != CLFOLD_PROD);
+    return exact_state || !is_float || !(op_flags(op) & CLFOLD_OP_ROUNDS);
 }
 
 /*
@@ -83,7 +85,7 @@ static clfold_status combine(clfold_mpi *mpi, clfold_status local, const char *w
     if (status != CLFOLD_SUCCESS)
         return status;
     clfold_status failed = CLFOLD_SUCCESS; /* an MPI step that failed here, maybe here alone */
-    if (op_is_arg(op)) {
+    if (op_flags(op) & CLFOLD_OP_INDEX) {
         uint64_t first = 0;
         failed = first_element(mpi, count, &first);
         if (failed != CLFOLD_SUCCESS || clfold_partial_rebase(partial, first) != CLFOLD_SUCCESS)

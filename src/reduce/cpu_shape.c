@@ -50,7 +50,7 @@ static unsigned preferred_lanes(const clfold_context *ctx, const struct type_inf
 unsigned cpu_streams(const struct build_config *config)
 {
     const struct accumulator *acc = &config->acc;
-    return config->op == CLFOLD_SUM && acc->run_carry && acc->scalar == CLFOLD_FLOAT && !acc->exact
+    return op_fold(config->op) == FOLD_ADD && acc->run_carry && acc->scalar == CLFOLD_FLOAT && !acc->exact
                ? 8
                : 4;
 }

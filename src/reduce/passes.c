@@ -18,7 +18,7 @@ void pass_log_release(struct pass_log *log)
 bool sums_small_integers(const struct build_config *config)
 {
     const struct type_info *in = type_info(config->in);
-    return config->op == CLFOLD_SUM && !config->in_partials && in->float_bits == 0 &&
+    return op_fold(config->op) == FOLD_ADD && !config->in_partials && in->float_bits == 0 &&
            in->size <= 2;
 }
 

@@ -245,7 +245,7 @@ static bool lookback_local_rows(const clfold_context *ctx, const struct scan_job
        tile's prefix and ticket; and the warps' totals in `buf` */
     size_t lookback_bytes = (LOOKBACK_ROUNDS * 32 + 1 + job->block / 32) * acc + sizeof(cl_uint);
     size_t rows_bytes = job->block * job->run_items * in->size;
-    return job->config.op == CLFOLD_SUM && in->float_bits == 0 && in->size < result &&
+    return op_fold(job->config.op) == FOLD_ADD && in->float_bits == 0 && in->size < result &&
            job->run_items % (16 / result) == 0 &&
            rows_bytes + lookback_bytes <= ctx->caps.local_mem_size;
 }

@@ -21,7 +21,7 @@ static clfold_status check_scan_request(clfold_context *ctx, clfold_type type, c
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
                     "%s has no scan: a running index of the extreme has no NumPy counterpart",
                     clfold_op_name(op));
-    if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && op == CLFOLD_SUM &&
+    if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && op_fold(op) == FOLD_ADD &&
         type_info(type)->float_bits != 0)
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
                     "exact float scans are not available: each output would need its own exact "

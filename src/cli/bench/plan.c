@@ -238,11 +238,8 @@ static int scan_plan_parse(const struct cli_args *args, struct bench_plan *plan)
         return EXIT_BAD_INPUT;
     }
     for (size_t o = 0; o < plan->n_ops; o++) {
-        if (cli_op_is_arg(plan->ops[o])) {
-            cli_error("%s has no scan (sum, prod, min, max, and, or, xor)",
-                      clfold_op_name(plan->ops[o]));
+        if (cli_check_scans(plan->ops[o]) != EXIT_OK)
             return EXIT_BAD_INPUT;
-        }
         for (size_t t = 0; t < plan->n_types && plan->accuracy == CLFOLD_ACCURACY_EXACT; t++) {
             clfold_type type = plan->types[t];
             if (plan->ops[o] == CLFOLD_SUM &&
