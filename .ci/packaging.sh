@@ -12,9 +12,10 @@
 #     for the static library) and runs them;
 #   - builds an OpenCL 3.0 program (tests/packaging/) both ways with -Werror,
 #     and runs it: clfold puts no CL_TARGET_OPENCL_VERSION on its consumers;
-#   - checks symbols: the shared library exports exactly the CLFOLD_API
-#     functions of clfold.h (nm -D), the static archive defines no global
-#     symbol outside clfold_ (nm -g; see src/core/namespace.h);
+#   - checks symbols (tests/check_symbols.sh): the shared library exports
+#     exactly the CLFOLD_API functions of clfold.h (nm -D), and the static
+#     archive's global symbols are exactly those too (nm -g; its internal
+#     ones are local, cmake/LocalizeArchive.cmake);
 # and it compiles a file that includes clfold.h as C99 and as C++11 with
 # -pedantic -Wall -Wextra -Werror, and links and runs the C++ one.
 #
@@ -22,7 +23,7 @@
 # (-DCLFOLD_MPI=ON), and the same checks cover it: its installed files, the
 # mpi_reduce example through find_package(clfold COMPONENTS mpi) and through
 # pkg-config clfold_mpi, run under mpiexec, and its symbols (exactly the
-# CLFOLD_MPI_API functions of clfold_mpi.h; only clfold_ globals).
+# CLFOLD_MPI_API functions of clfold_mpi.h, shared and static).
 #
 # Needs what .ci/deps and .ci/deps-ci install (cc, c++, cmake, pkg-config, nm, an OpenCL
 # device such as POCL). Build trees go to build-pkg-ci/ (removed first),
@@ -64,18 +65,11 @@ mkdir -p "$logs"
 header=$root/include/clfold.h
 version=$(sed -n 's/^#define CLFOLD_VERSION_\(MAJOR\|MINOR\|PATCH\) \+\([0-9]\+\).*/\2/p' "$header" | paste -sd.)
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "cannot read CLFOLD_VERSION_* from $header"
-# The functions clfold.h marks CLFOLD_API: what the shared library must export.
-api=$(grep '^CLFOLD_API' "$header" | grep -o 'clfold_[a-z0-9_]*(' | tr -d '(' | sort -u)
-[ -n "$api" ] || die "no CLFOLD_API functions found in $header"
-echo "clfold $version, $(wc -l <<<"$api") API functions"
+echo "clfold $version"
 mpi=OFF
-mpi_api=""
 if command -v mpicc >/dev/null 2>&1; then
     mpi=ON
-    mpi_api=$(grep '^CLFOLD_MPI_API' "$root/include/clfold_mpi.h" | grep -o 'clfold_[a-z0-9_]*(' |
-        tr -d '(' | sort -u)
-    [ -n "$mpi_api" ] || die "no CLFOLD_MPI_API functions found in clfold_mpi.h"
-    echo "MPI found: the MPI component too, $(wc -l <<<"$mpi_api") API functions"
+    echo "MPI found: the MPI component too"
 fi
 # Open MPI: run as root (CI), and more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -216,44 +210,18 @@ check_opencl3_consumer() {
     done
 }
 
-# Prints the symbols (from `nm` lines on stdin) that do not start with clfold_.
-foreign_symbols() {
-    awk 'NF == 3 && $3 !~ /^clfold_/ { print $3 }' | sort -u
-}
-
-check_shared_symbols() {
-    local lib=$libdir/libclfold.so exported bad
-    step "shared: exported symbols (nm -D --defined-only)"
-    exported=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort -u)
-    bad=$(nm -D --defined-only "$lib" | foreign_symbols)
-    [ -z "$bad" ] || die "$lib exports symbols outside clfold_: $(tr '\n' ' ' <<<"$bad")"
-    [ "$exported" = "$api" ] || die "$lib does not export exactly the CLFOLD_API functions of clfold.h:
-$(diff <(echo "$api") <(echo "$exported") | sed 's/^</  declared, not exported:/; s/^>/  exported, not declared:/' | grep ':')"
-    echo "$(wc -l <<<"$exported") symbols, all clfold_, exactly the API of clfold.h"
+# check_symbols KIND: the installed libraries' global symbols are exactly the
+# API their headers declare (tests/check_symbols.sh, also a ctest entry).
+check_symbols() {
+    local kind=$1 suffix=so libs
+    [ "$kind" = static ] && suffix=a
+    step "$kind: global symbols of the installed libraries, against the headers"
+    libs=(CLFOLD_API "$prefix/include/clfold.h" "$libdir/libclfold.$suffix")
     if [ "$mpi" = ON ]; then
-        lib=$libdir/libclfold_mpi.so
-        exported=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort -u)
-        [ "$exported" = "$mpi_api" ] || die "$lib does not export exactly the CLFOLD_MPI_API functions:
-$(diff <(echo "$mpi_api") <(echo "$exported") | grep '^[<>]')"
-        echo "libclfold_mpi.so: $(wc -l <<<"$exported") symbols, exactly the API of clfold_mpi.h"
+        libs+=(CLFOLD_MPI_API "$prefix/include/clfold_mpi.h" "$libdir/libclfold_mpi.$suffix")
     fi
-}
-
-check_static_symbols() {
-    local lib=$libdir/libclfold.a bad count
-    step "static: global symbols of the archive (nm -g --defined-only)"
-    bad=$(nm -g --defined-only "$lib" | foreign_symbols)
-    [ -z "$bad" ] || die "$lib defines global symbols outside clfold_: $(tr '\n' ' ' <<<"$bad")
-  A non-static function of the library needs a line '#define NAME clfold_internal_NAME' in
-  src/core/namespace.h (or make it static)."
-    count=$(nm -g --defined-only "$lib" | awk 'NF == 3' | wc -l)
-    echo "$count global symbols, all clfold_ (internal ones clfold_internal_)"
-    if [ "$mpi" = ON ]; then
-        lib=$libdir/libclfold_mpi.a
-        bad=$(nm -g --defined-only "$lib" | foreign_symbols)
-        [ -z "$bad" ] || die "$lib defines global symbols outside clfold_: $(tr '\n' ' ' <<<"$bad")"
-        echo "libclfold_mpi.a: $(nm -g --defined-only "$lib" | awk 'NF == 3' | wc -l) global symbols, all clfold_"
-    fi
+    bash "$root/tests/check_symbols.sh" nm ON "${libs[@]}" ||
+        die "$kind: an installed library's global symbols are not its header's API (above)"
 }
 
 check_header() {
@@ -290,7 +258,7 @@ EOF
 
 install_package shared
 check_runner_and_versions shared
-check_shared_symbols
+check_symbols shared
 check_header
 check_find_package shared
 check_pkg_config shared
@@ -298,7 +266,7 @@ check_opencl3_consumer shared
 
 install_package static
 check_runner_and_versions static
-check_static_symbols
+check_symbols static
 check_find_package static
 check_pkg_config static
 check_opencl3_consumer static

@@ -9,7 +9,6 @@
 #ifndef CLFOLD_ACCUMULATOR_H
 #define CLFOLD_ACCUMULATOR_H
 
-#include "namespace.h"
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -5,7 +5,6 @@
 #ifndef CLFOLD_DEVICE_H
 #define CLFOLD_DEVICE_H
 
-#include "namespace.h"
 #include "internal.h"
 
 /*

@@ -6,7 +6,6 @@
 #ifndef CLFOLD_EXACT_H
 #define CLFOLD_EXACT_H
 
-#include "namespace.h"
 #include <stddef.h>
 
 #include "clfold.h"

@@ -5,7 +5,6 @@
 #ifndef CLFOLD_INTERNAL_H
 #define CLFOLD_INTERNAL_H
 
-#include "namespace.h"
 #include <stdbool.h>
 
 #include "clfold.h"

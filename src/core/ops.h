@@ -6,7 +6,6 @@
 #ifndef CLFOLD_OPS_H
 #define CLFOLD_OPS_H
 
-#include "namespace.h"
 #include <stdbool.h>
 
 #include "clfold.h"

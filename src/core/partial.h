@@ -5,7 +5,6 @@
 #ifndef CLFOLD_PARTIAL_H
 #define CLFOLD_PARTIAL_H
 
-#include "namespace.h"
 #include "accumulator.h"
 #include "clfold.h"
 

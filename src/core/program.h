@@ -5,7 +5,6 @@
 #ifndef CLFOLD_PROGRAM_H
 #define CLFOLD_PROGRAM_H
 
-#include "namespace.h"
 #include <stdbool.h>
 
 #include "accumulator.h"

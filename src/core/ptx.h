@@ -5,7 +5,6 @@
 #ifndef CLFOLD_PTX_H
 #define CLFOLD_PTX_H
 
-#include "namespace.h"
 #include <stddef.h>
 
 /* The entries of `ptx`, each declaration followed by a body; 0 where there is none, or one lacks its body. */

@@ -7,7 +7,6 @@
 #ifndef CLFOLD_SETTINGS_H
 #define CLFOLD_SETTINGS_H
 
-#include "namespace.h"
 #include <stdbool.h>
 #include <stddef.h>
 

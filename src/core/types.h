@@ -6,7 +6,6 @@
 #ifndef CLFOLD_TYPES_H
 #define CLFOLD_TYPES_H
 
-#include "namespace.h"
 #include <stdbool.h>
 
 #include "clfold.h"

@@ -11,15 +11,6 @@
 #include "clfold_mpi.h"
 
 /*
- * As src/core/namespace.h does for the core: a static libclfold_mpi.a
- * cannot hide these, so their symbols start with clfold_ too.
- */
-#define mpi_fail clfold_mpi_internal_fail
-#define mpi_check clfold_mpi_internal_check
-#define mpi_clear clfold_mpi_internal_clear
-#define mpi_agree_on clfold_mpi_internal_agree_on
-
-/*
  * What the component reads of a partial's 16-byte header (the layout of
  * src/core/partial.c, docs/partials.md): the element type, the operator,
  * the accumulator's scalar type, and its kind's bits.

@@ -13,7 +13,6 @@
 #ifndef CLFOLD_LANDING_H
 #define CLFOLD_LANDING_H
 
-#include "namespace.h"
 #include "path.h"
 
 /* The buffers, made at the first blocking reduction (the one in host memory where it can be). */

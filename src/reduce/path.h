@@ -13,7 +13,6 @@
 #ifndef CLFOLD_PATH_H
 #define CLFOLD_PATH_H
 
-#include "namespace.h"
 #include "device.h"
 #include "internal.h"
 

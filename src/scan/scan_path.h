@@ -7,7 +7,6 @@
 #ifndef CLFOLD_SCAN_PATH_H
 #define CLFOLD_SCAN_PATH_H
 
-#include "namespace.h"
 #include "path.h"
 
 struct scan_path {
