@@ -27,6 +27,9 @@
 #define accumulator_move_index clfold_internal_accumulator_move_index
 #define accumulator_size clfold_internal_accumulator_size
 
+/* context.c */
+#define context_on_release clfold_internal_context_on_release
+
 /* clock.c */
 #define monotonic_seconds clfold_internal_monotonic_seconds
 
@@ -69,7 +72,6 @@
 #define landing_arm clfold_internal_landing_arm
 #define landing_is_direct clfold_internal_landing_is_direct
 #define landing_prepare clfold_internal_landing_prepare
-#define landing_release clfold_internal_landing_release
 #define landing_target clfold_internal_landing_target
 #define landing_wait clfold_internal_landing_wait
 #define launch_kernel clfold_internal_launch_kernel
