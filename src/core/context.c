@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "device.h"
+#include "scratch.h"
 
 /* A new context, with the environment's settings read: the only place they are. */
 static clfold_status context_alloc(clfold_context **ctx)

@@ -74,7 +74,7 @@ struct clfold_context {
     struct settings settings;    /* the environment, read at create */
 
     struct program_cache programs;
-    struct scratch **scratch;    /* reduce/scratch.c: one per reduction in flight, at most */
+    struct scratch **scratch;    /* scratch.c: one per reduction or scan in flight, at most */
     size_t scratch_count;
     struct landing *landing;     /* reduce/landing.c's: where a blocking reduction's value arrives */
     context_release_fn releases[CONTEXT_RELEASES]; /* context_on_release's, called last first */
@@ -100,9 +100,6 @@ clfold_status fail(clfold_context *ctx, clfold_status status, const char *format
 
 /* What clfold_last_error(NULL) returns on this thread from now on ("" after a success). */
 void keep_create_error(const char *message);
-
-/* reduce/scratch.c: releases every reduction's scratch (clfold_destroy, after its clFinish). */
-void scratch_release_all(clfold_context *ctx);
 
 /* clock.c: seconds on the monotonic clock. */
 double monotonic_seconds(void);

@@ -4,15 +4,16 @@
  *
  * Why: the shared library hides them (C_VISIBILITY_PRESET hidden, CLFOLD_API
  * marks the public API), but a static libclfold.a cannot hide anything: every
- * non-static function of src/core/ and src/reduce/ is a global symbol of the archive, and a
- * short name such as `fail` or `type_info` would clash with a function of the
- * same name in the program that links it. With these lines the archive
+ * non-static function of src/core/, src/reduce/ and src/scan/ is a global
+ * symbol of the archive, and a short name such as `fail` or `type_info` would
+ * clash with a function of the same name in the program that links it. With these lines the archive
  * defines `clfold_internal_fail` and so on, and every global symbol of the
  * library starts with `clfold_`. `.ci/packaging.sh` checks that with nm.
  *
  * Rule: a new non-static function (or global variable) in a .c file of the
  * library needs a line here. This header comes first in every internal
- * header (internal.h, types.h, program.h, device.h, accumulator.h, path.h),
+ * header (internal.h, types.h, program.h, device.h, accumulator.h, launch.h,
+ * scratch.h, checks.h, host_input.h, path.h, scan_path.h),
  * and the file that cmake/EmbedCL.cmake generates includes it, so every file
  * of the library sees the same names. Only the library's own files include it: users,
  * tests and the runner see the public API of clfold.h alone.
@@ -30,6 +31,12 @@
 /* context.c */
 #define context_on_release clfold_internal_context_on_release
 
+/* checks.c */
+#define check_arg_length clfold_internal_check_arg_length
+#define check_buffer clfold_internal_check_buffer
+#define check_request clfold_internal_check_request
+#define check_result clfold_internal_check_result
+
 /* clock.c */
 #define monotonic_seconds clfold_internal_monotonic_seconds
 
@@ -39,31 +46,43 @@
 #define exact_state_merge clfold_internal_exact_state_merge
 #define exact_state_round clfold_internal_exact_state_round
 
+/* host_input.c */
+#define host_chunk_elements clfold_internal_host_chunk_elements
+#define host_input_buffer clfold_internal_host_input_buffer
+
+/* launch.c */
+#define add_run clfold_internal_add_run
+#define divide_up clfold_internal_divide_up
+#define pass_log_release clfold_internal_pass_log_release
+#define take_waits clfold_internal_take_waits
+
+/* scratch.c */
+#define scratch_abandon clfold_internal_scratch_abandon
+#define scratch_acquire clfold_internal_scratch_acquire
+#define scratch_all_free clfold_internal_scratch_all_free
+#define scratch_forget_tickets clfold_internal_scratch_forget_tickets
+#define scratch_hold clfold_internal_scratch_hold
+#define scratch_partials clfold_internal_scratch_partials
+#define scratch_release_all clfold_internal_scratch_release_all
+#define scratch_tickets clfold_internal_scratch_tickets
+
 /* device.c */
 #define device_check_block clfold_internal_device_check_block
 #define device_read_caps clfold_internal_device_read_caps
 #define device_select clfold_internal_device_select
 
-/* reduce/: the paths (path.h) */
-#define add_run clfold_internal_add_run
-#define host_chunk_elements clfold_internal_host_chunk_elements
-#define host_input_buffer clfold_internal_host_input_buffer
+/* reduce/: the paths (path.h), the landing (landing.h) */
 #define atomic_run clfold_internal_atomic_run
 #define atomic_shape clfold_internal_atomic_shape
 #define block_fitting clfold_internal_block_fitting
 #define block_fitting_local clfold_internal_block_fitting_local
 #define block_values_bytes clfold_internal_block_values_bytes
-#define check_arg_length clfold_internal_check_arg_length
-#define check_buffer clfold_internal_check_buffer
-#define check_request clfold_internal_check_request
-#define check_result clfold_internal_check_result
 #define cpu_bind clfold_internal_cpu_bind
 #define cpu_lanes clfold_internal_cpu_lanes
 #define cpu_source clfold_internal_cpu_source
 #define cpu_streams clfold_internal_cpu_streams
 #define cpu_run clfold_internal_cpu_run
 #define cpu_shape clfold_internal_cpu_shape
-#define divide_up clfold_internal_divide_up
 #define gpu_bind clfold_internal_gpu_bind
 #define gpu_groups clfold_internal_gpu_groups
 #define gpu_run clfold_internal_gpu_run
@@ -76,20 +95,9 @@
 #define landing_wait clfold_internal_landing_wait
 #define launch_kernel clfold_internal_launch_kernel
 #define pass_launch clfold_internal_pass_launch
-#define pass_log_release clfold_internal_pass_log_release
 #define passes_run clfold_internal_passes_run
 #define path_choose clfold_internal_path_choose
 #define path_of_kernel clfold_internal_path_of_kernel
-#define scratch_abandon clfold_internal_scratch_abandon
-#define scratch_acquire clfold_internal_scratch_acquire
-#define scratch_all_free clfold_internal_scratch_all_free
-#define scratch_forget_tickets clfold_internal_scratch_forget_tickets
-#define scratch_hold clfold_internal_scratch_hold
-#define scratch_partials clfold_internal_scratch_partials
-#define scratch_release_all clfold_internal_scratch_release_all
-#define scratch_tickets clfold_internal_scratch_tickets
-#define sums_small_integers clfold_internal_sums_small_integers
-#define take_waits clfold_internal_take_waits
 #define tree_bind_local clfold_internal_tree_bind_local
 #define tree_groups_one clfold_internal_tree_groups_one
 #define tree_groups_two clfold_internal_tree_groups_two
@@ -103,6 +111,7 @@
 /* program.c */
 #define program_cache_release clfold_internal_program_cache_release
 #define program_kernel clfold_internal_program_kernel
+#define sums_small_integers clfold_internal_sums_small_integers
 
 /* ptx.c */
 #define ptx_entries clfold_internal_ptx_entries

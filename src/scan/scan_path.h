@@ -8,7 +8,9 @@
 #define CLFOLD_SCAN_PATH_H
 
 #include "namespace.h"
-#include "path.h"
+#include "internal.h"
+#include "launch.h"
+#include "scratch.h"
 
 struct scan_path {
     const char *name;              /* clfold_run_info's path */
