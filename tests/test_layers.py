@@ -32,7 +32,7 @@ from checks import check, finish  # noqa: E402
 
 # Bottom to top. Each row is one layer; the folders of a row are peers.
 LAYERS = [
-    ["src/core"],                   # what every primitive shares: the context, devices, programs, launches, scratch
+    ["src/core"],                   # what every primitive shares: context, programs, launches
     ["src/reduce", "src/scan"],     # the primitives
     ["src/mpi", "src/reference"],   # libclfold_mpi, and the host reference: on the public API alone
     ["src/cli", "python"],          # the runner, and the Python package
@@ -68,7 +68,7 @@ def folder_of(rel):
     return None
 
 
-def search_order(root, rel):
+def search_order(rel):
     """Where an include of the file `rel` is looked for: beside it, its own folder, include/,
     the layers below it lowest first (the compiler's include path), then every other
     folder, so that an include the layers forbid is still found and reported."""
@@ -80,7 +80,7 @@ def search_order(root, rel):
 
 def resolve(root, rel, included):
     """The file (from the root) that `#include "included"` in `rel` names, or None."""
-    for base in search_order(root, rel):
+    for base in search_order(rel):
         candidate = os.path.normpath(os.path.join(base, included))
         if os.path.isfile(os.path.join(root, candidate)):
             return candidate
@@ -117,9 +117,9 @@ def check_includes(root, files):
     """Each include goes down or stays in its folder; the header graph has no cycle."""
     edges = {}
     for rel in files:
-        if not os.path.isfile(os.path.join(root, rel)):
-            continue
         user = folder_of(rel)
+        if user is None or not os.path.isfile(os.path.join(root, rel)):
+            continue  # a folder in no layer, or a public header that is not there: check_folders says
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             text = f.read()
         edges[rel] = []
@@ -162,12 +162,19 @@ def check_cycles(edges):
     check(not cycles, "include cycles: " + "; ".join(" -> ".join(c) for c in cycles))
 
 
-def object_source(binary, obj):
+def object_source(root, binary, obj):
     """The source (from the root, or GENERATED's name) that CMake built `obj` from: its
-    path under the build tree's CMakeFiles/<target>.dir/, below the folder of that target."""
+    path under the build tree's CMakeFiles/<target>.dir/ (past a configuration's folder,
+    where the generator makes one), below the folder of that target."""
     rel = os.path.relpath(obj, binary).replace(os.sep, "/")
     match = re.match(r"^(.*?)CMakeFiles/[^/]+\.dir/(.*)\.o(bj)?$", rel)
-    return None if match is None else match.group(1) + match.group(2)
+    if match is None:
+        return None
+    folder, path = match.group(1), match.group(2)
+    for candidate in (path, path.partition("/")[2]):
+        if candidate in GENERATED or os.path.isfile(os.path.join(root, folder + candidate)):
+            return candidate if candidate in GENERATED else folder + candidate
+    return folder + path
 
 
 def symbols(obj):
@@ -191,10 +198,13 @@ def check_symbols(root, binary, objects):
             public |= set(DECLARED_RE.findall(f.read()))
     owner, uses = {}, {}
     for obj in objects:
-        source = object_source(binary, obj)
+        check(os.path.isfile(obj), f"{obj} is not built")
+        if not os.path.isfile(obj):
+            continue
+        source = object_source(root, binary, obj)
         folder = GENERATED.get(source) if source in GENERATED else folder_of(source or "")
-        check(folder is not None and (source in GENERATED or os.path.isfile(os.path.join(root, source))),
-              f"{obj}: built from {source}, which is in no layer")
+        known = source in GENERATED or os.path.isfile(os.path.join(root, source or ""))
+        check(folder is not None and known, f"{obj}: built from {source}, which is in no layer")
         if folder is None:
             continue
         defined, undefined = symbols(obj)
