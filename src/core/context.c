@@ -1,8 +1,8 @@
 /*
  * context.c: creating and destroying contexts, and the small accessors. A
  * context owns (or retains) its cl_context and queue, the program cache and
- * its reductions' buffers; destroying it releases all of them, what the
- * layers above core keep in it through the release functions they register.
+ * its reductions' buffers; destroying it releases all of them, and what the
+ * layers above core keep in it through the functions they register.
  */
 #include <stdint.h>
 #include <stdlib.h>
