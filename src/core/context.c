@@ -1,12 +1,14 @@
 /*
  * context.c: creating and destroying contexts, and the small accessors. A
  * context owns (or retains) its cl_context and queue, the program cache and
- * its reductions' buffers; destroying it releases all of them.
+ * its reductions' buffers; destroying it releases all of them, and what the
+ * layers above core keep in it through the functions they register.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "device.h"
+#include "scratch.h"
 
 /* A new context, with the environment's settings read: the only place they are. */
 static clfold_status context_alloc(clfold_context **ctx)
@@ -102,7 +104,8 @@ void clfold_destroy(clfold_context *ctx)
         clFinish(ctx->queue);
     program_cache_release(&ctx->programs);
     scratch_release_all(ctx);
-    landing_release(ctx);
+    while (ctx->release_count > 0)
+        ctx->releases[--ctx->release_count](ctx);
     if (ctx->queue != NULL)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl != NULL)
@@ -110,6 +113,18 @@ void clfold_destroy(clfold_context *ctx)
     settings_release(&ctx->settings);
     free(ctx->last_error);
     free(ctx);
+}
+
+clfold_status context_on_release(clfold_context *ctx, context_release_fn release)
+{
+    for (unsigned i = 0; i < ctx->release_count; i++)
+        if (ctx->releases[i] == release)
+            return CLFOLD_SUCCESS;
+    if (ctx->release_count == CONTEXT_RELEASES)
+        return fail(ctx, CLFOLD_ERROR_UNSUPPORTED, "a context holds at most %d release functions",
+                    CONTEXT_RELEASES);
+    ctx->releases[ctx->release_count++] = release;
+    return CLFOLD_SUCCESS;
 }
 
 cl_context clfold_cl_context(const clfold_context *ctx) { return ctx ? ctx->cl : NULL; }

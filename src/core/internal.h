@@ -49,18 +49,16 @@ struct device_caps {
 };
 
 /*
- * Where a blocking reduction's value reaches the host (reduce/landing.c):
- * a device buffer read into pinned memory, or a buffer in host memory that
- * the kernel writes itself.
+ * A release function that a layer above core registers for what it keeps in
+ * a context (context_on_release): clfold_destroy calls it, after its
+ * clFinish and before the queue and cl_context go.
  */
-struct landing {
-    cl_mem device;               /* the value on the device ... */
-    cl_mem pinned;               /* ... read into this buffer's mapped host memory */
-    void *pinned_host;
-    cl_mem direct;               /* a buffer in host memory the GPU path writes; NULL: none */
-    void *direct_host;           /* its memory, mapped once */
-    bool direct_tried;           /* made, or found not to be possible: not tried again */
-};
+typedef void (*context_release_fn)(clfold_context *ctx);
+
+/* The release functions a context holds at most. */
+#define CONTEXT_RELEASES 4
+
+struct landing;
 
 struct clfold_context {
     cl_device_id device;
@@ -76,9 +74,11 @@ struct clfold_context {
     struct settings settings;    /* the environment, read at create */
 
     struct program_cache programs;
-    struct scratch **scratch;    /* reduce/scratch.c: one per reduction in flight, at most */
+    struct scratch **scratch;    /* scratch.c: one per reduction or scan in flight, at most */
     size_t scratch_count;
-    struct landing landing;      /* reduce/landing.c: where a blocking reduction's value arrives */
+    struct landing *landing;     /* reduce/landing.c's: where a blocking reduction's value arrives */
+    context_release_fn releases[CONTEXT_RELEASES]; /* context_on_release's, called last first */
+    unsigned release_count;
 
     double read_bandwidth;       /* bytes/s a reduction of host memory read, once measured (reduce/multi.c); 0 before */
 
@@ -101,14 +101,16 @@ clfold_status fail(clfold_context *ctx, clfold_status status, const char *format
 /* What clfold_last_error(NULL) returns on this thread from now on ("" after a success). */
 void keep_create_error(const char *message);
 
-/* reduce/scratch.c: releases every reduction's scratch (clfold_destroy, after its clFinish). */
-void scratch_release_all(clfold_context *ctx);
-
 /* clock.c: seconds on the monotonic clock. */
 double monotonic_seconds(void);
 
-/* reduce/landing.c: releases the landing's buffers (clfold_destroy, after its clFinish). */
-void landing_release(clfold_context *ctx);
+/*
+ * context.c: has clfold_destroy call `release` (once, however often it is
+ * registered): a layer above core registers it before it first keeps
+ * something in the context, so that core calls nothing of that layer by
+ * name. Release functions run last registered first.
+ */
+clfold_status context_on_release(clfold_context *ctx, context_release_fn release);
 
 /* Forgets the last error: called at the start of every public entry point. */
 void clear_error(clfold_context *ctx);

@@ -463,3 +463,10 @@ void program_cache_release(struct program_cache *cache)
     free(cache->entries);
     memset(cache, 0, sizeof *cache);
 }
+
+bool sums_small_integers(const struct build_config *config)
+{
+    const struct type_info *in = type_info(config->in);
+    return op_fold(config->op) == FOLD_ADD && !config->in_partials && in->float_bits == 0 &&
+           in->size <= 2;
+}

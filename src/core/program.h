@@ -42,6 +42,9 @@ struct build_config {
     unsigned groups_per_unit; /* NVIDIA: PTX's .minnctapersm for the program (program.c); 0: none */
 };
 
+/* Whether a pass sums 8- or 16-bit integers of the caller's: the shapes add those in 32-bit lanes first. */
+bool sums_small_integers(const struct build_config *config);
+
 #define PROGRAM_MAX_KERNELS 8
 
 struct program_entry {

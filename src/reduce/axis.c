@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
+#include "host_input.h"
 #include "path.h"
 
 /* A checked request: what to fold, and into how many results. */

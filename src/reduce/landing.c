@@ -25,6 +25,7 @@
  * only where the queue does not profile: profiling needs the command's end.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "landing.h"
@@ -37,6 +38,20 @@
  * launch: a signalling NaN as a float, which no arithmetic produces.
  */
 #define SENTINEL_WORD UINT32_C(0x7FB5A3C1)
+
+/*
+ * A context's landing, made at its first blocking reduction: a device
+ * buffer read into pinned memory, or a buffer in host memory that the
+ * kernel writes itself.
+ */
+struct landing {
+    cl_mem device;               /* the value on the device ... */
+    cl_mem pinned;               /* ... read into this buffer's mapped host memory */
+    void *pinned_host;
+    cl_mem direct;               /* a buffer in host memory the GPU path writes; NULL: none */
+    void *direct_host;           /* its memory, mapped once */
+    bool direct_tried;           /* made, or found not to be possible: not tried again */
+};
 
 /*
  * How long the host watches before it waits with clFinish. On NVIDIA: far
@@ -69,6 +84,20 @@ static void release_mapped(clfold_context *ctx, cl_mem *buffer, void **host)
     *buffer = NULL;
 }
 
+/* The landing's buffers and itself (clfold_destroy, after its clFinish; context_on_release). */
+static void landing_release(clfold_context *ctx)
+{
+    struct landing *landing = ctx->landing;
+    if (landing == NULL)
+        return;
+    release_mapped(ctx, &landing->direct, &landing->direct_host);
+    release_mapped(ctx, &landing->pinned, &landing->pinned_host);
+    if (landing->device != NULL)
+        clReleaseMemObject(landing->device);
+    free(landing);
+    ctx->landing = NULL;
+}
+
 /*
  * The buffer in host memory, where the settings and the device allow one:
  * NVIDIA's CL_MEM_LOCATION_HOST_NV; with CLFOLD_HOST_RESULT=1 elsewhere a
@@ -80,7 +109,7 @@ static void release_mapped(clfold_context *ctx, cl_mem *buffer, void **host)
 static clfold_status make_direct(clfold_context *ctx)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    struct landing *landing = &ctx->landing;
+    struct landing *landing = ctx->landing;
     cl_mem_flags flags = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
     cl_int err = CL_SUCCESS;
     bool nvidia = ctx->caps.create_buffer_nv != NULL;
@@ -114,8 +143,15 @@ cleanup:
 clfold_status landing_prepare(clfold_context *ctx)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    struct landing *landing = &ctx->landing;
+    struct landing *landing = ctx->landing;
     cl_int err;
+    if (landing == NULL) {
+        /* Registered before the landing is made: its release takes a context with none. */
+        CHECK(context_on_release(ctx, landing_release));
+        landing = ctx->landing = calloc(1, sizeof *landing);
+        if (landing == NULL)
+            FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the result's landing");
+    }
     if (!landing->direct_tried)
         CHECK(make_direct(ctx));
     if (landing->pinned_host != NULL)
@@ -142,18 +178,18 @@ bool landing_is_direct(const clfold_context *ctx, const struct job *job, size_t 
                        bool finish)
 {
     size_t bytes = type_info(job->config.acc.result)->size;
-    return ctx->landing.direct != NULL && !ctx->caps.profiling && finish && count != 0 &&
+    return ctx->landing->direct != NULL && !ctx->caps.profiling && finish && count != 0 &&
            job->path->stores_result_whole && (bytes == 4 || bytes == 8);
 }
 
 cl_mem landing_target(const clfold_context *ctx, bool direct)
 {
-    return direct ? ctx->landing.direct : ctx->landing.device;
+    return direct ? ctx->landing->direct : ctx->landing->device;
 }
 
 void landing_arm(clfold_context *ctx, size_t bytes)
 {
-    volatile uint32_t *words = ctx->landing.direct_host;
+    volatile uint32_t *words = ctx->landing->direct_host;
     for (size_t w = 0; w < bytes / 4; w++)
         words[w] = SENTINEL_WORD;
 }
@@ -175,7 +211,7 @@ static bool landed(const volatile uint32_t *words, size_t count)
 static clfold_status wait_direct(clfold_context *ctx, size_t bytes, void *value)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    struct landing *landing = &ctx->landing;
+    struct landing *landing = ctx->landing;
     const volatile uint32_t *words = landing->direct_host;
     uint32_t seen[ACCUMULATOR_MAX_BYTES / 4], read[ACCUMULATOR_MAX_BYTES / 4];
     size_t count = bytes / 4;
@@ -211,7 +247,7 @@ cleanup:
 clfold_status landing_wait(clfold_context *ctx, bool direct, size_t bytes, void *value)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    struct landing *landing = &ctx->landing;
+    struct landing *landing = ctx->landing;
     if (direct)
         return wait_direct(ctx, bytes, value);
     CHECK_CL(clEnqueueReadBuffer(ctx->queue, landing->device, CL_FALSE, 0, bytes,
@@ -221,14 +257,4 @@ clfold_status landing_wait(clfold_context *ctx, bool direct, size_t bytes, void 
     memcpy(value, landing->pinned_host, bytes);
 cleanup:
     return status;
-}
-
-void landing_release(clfold_context *ctx)
-{
-    struct landing *landing = &ctx->landing;
-    release_mapped(ctx, &landing->direct, &landing->direct_host);
-    release_mapped(ctx, &landing->pinned, &landing->pinned_host);
-    if (landing->device != NULL)
-        clReleaseMemObject(landing->device);
-    landing->device = NULL;
 }

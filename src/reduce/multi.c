@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
+#include "host_input.h"
 #include "partial.h"
 #include "path.h"
 

@@ -6,22 +6,6 @@
  */
 #include "path.h"
 
-size_t divide_up(size_t a, size_t b) { return a / b + (a % b != 0); }
-
-void pass_log_release(struct pass_log *log)
-{
-    for (unsigned i = 0; i < log->count; i++)
-        clReleaseEvent(log->events[i]);
-    log->count = 0;
-}
-
-bool sums_small_integers(const struct build_config *config)
-{
-    const struct type_info *in = type_info(config->in);
-    return op_fold(config->op) == FOLD_ADD && !config->in_partials && in->float_bits == 0 &&
-           in->size <= 2;
-}
-
 /*
  * The work-group limit the driver reports for `kernel` (SIZE_MAX if it says
  * nothing). It is no authority: NVIDIA's driver 580 reports 256 for a
@@ -35,14 +19,6 @@ static size_t reported_limit(const clfold_context *ctx, cl_kernel kernel)
                                  &reported, NULL) != CL_SUCCESS)
         return SIZE_MAX;
     return reported;
-}
-
-void take_waits(struct pass_log *log, cl_uint *waits, const cl_event **wait_list)
-{
-    *waits = log->waits;
-    *wait_list = log->waits != 0 ? log->wait_list : NULL;
-    log->waits = 0;
-    log->wait_list = NULL;
 }
 
 /* Every kernel's arguments 0..5: in, offset, n, and where its values go (cl/core/defs.cl's write_value). */

@@ -7,32 +7,23 @@
  * beside it, and no switch elsewhere.
  *
  * What the paths share, the passes of a multi-kernel decomposition over
- * ping-pong partial values, is passes.c; each reduction's own buffers for
- * those are scratch.c's.
+ * ping-pong partial values, is passes.c. Each reduction's own buffers for
+ * those (scratch.h) and the log of its commands (launch.h) are core's,
+ * which scans share.
  */
 #ifndef CLFOLD_PATH_H
 #define CLFOLD_PATH_H
 
 #include "device.h"
 #include "internal.h"
-
-/* Enough passes for 2^64 values halved each pass, with room to spare. */
-#define MAX_PASSES 80
+#include "launch.h"
+#include "scratch.h"
 
 /*
  * Every kernel's arguments 0..5: in, offset, n, out, at, finish (see
  * write_value in cl/core/defs.cl). A path's own arguments follow.
  */
 #define FIRST_PATH_ARG 6
-
-/* One reduction's own scratch (scratch.c): reductions in flight never share one. */
-struct scratch {
-    cl_mem partials[2];          /* ping-pong partial values, grown on demand */
-    size_t bytes[2];
-    cl_mem tickets;              /* the one-launch GPU path's counter, kept at 0 */
-    bool busy;                   /* a reduction holds it */
-    cl_event done;               /* that reduction's last command, once known */
-};
 
 /* One reduction as enqueued: its values, where its value goes, its scratch. */
 struct fold {
@@ -43,19 +34,6 @@ struct fold {
     size_t at;                   /* bytes into out */
     bool finish;                 /* out gets the result (clfold_result_type); else the accumulator value */
     struct scratch *scratch;
-};
-
-/* The commands of one reduction: what the first waits for, and their events. */
-struct pass_log {
-    cl_uint waits;               /* the first command waits for these; then none do */
-    const cl_event *wait_list;
-    bool timed;                  /* keep every launch's event: the queue profiles */
-    bool keep_last;              /* keep the last launch's event */
-    cl_event events[MAX_PASSES];
-    unsigned count;              /* events kept */
-    unsigned passes;             /* launches */
-    uint64_t bytes_read;
-    uint64_t bytes_written;
 };
 
 struct reduce_path;
@@ -145,60 +123,6 @@ unsigned cpu_lanes(const clfold_context *ctx, const struct build_config *config,
 /* The streams a CPU work-item folds a long chunk in for `config` (what cpu.cl's ACCS is). */
 unsigned cpu_streams(const struct build_config *config);
 
-/* checks.c: what every public reduction checks before it enqueues anything. */
-
-/* Type, operator and the device's support for them. */
-clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op);
-
-/* An argmin or argmax has an element to point at: its `length` elements are not none. */
-clfold_status check_arg_length(clfold_context *ctx, clfold_op op, size_t length);
-
-/* Elements [offset, offset + count) of `element` bytes lie inside `buffer`, of this context. */
-clfold_status check_buffer(clfold_context *ctx, cl_mem buffer, size_t offset, size_t count,
-                           size_t element);
-
-/* Bytes [at, at + size) lie inside `result`, of this context, which kernels may write. */
-clfold_status check_result(clfold_context *ctx, cl_mem result, size_t at, size_t size);
-
-/* reduce.c: adds one fold's launches to `info`; device time only from a profiling queue's events. */
-void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass_log *log);
-
-/* reduce.c: a device buffer over `bytes` of host memory to read: wrapped on a CPU, else a copy. */
-clfold_status host_input_buffer(clfold_context *ctx, const void *data, size_t bytes,
-                                cl_mem *buffer);
-
-/* reduce.c: elements of `element` bytes a host array's chunk holds (CLFOLD_MAX_CHUNK_BYTES). */
-size_t host_chunk_elements(const clfold_context *ctx, size_t element);
-
-/* scratch.c: each reduction's own scratch. */
-
-/* A scratch no reduction in flight holds, marked busy: a completed one's, or a new one. */
-clfold_status scratch_acquire(clfold_context *ctx, struct scratch **scratch);
-
-/* The reduction holding `scratch` is over once `done` completes (the scratch owns the event). */
-void scratch_hold(struct scratch *scratch, cl_event done);
-
-/* After a clFinish: no reduction is in flight, so every scratch is free. */
-void scratch_all_free(clfold_context *ctx);
-
-/* Makes partial-value buffer `which` (0 or 1) of `scratch` hold at least `bytes`. */
-clfold_status scratch_partials(clfold_context *ctx, struct scratch *scratch, int which,
-                               size_t bytes);
-
-/*
- * A failed enqueue may leave some of its commands in the queue, waiting on
- * the caller's events; it must not wait for them. Its scratch stays held
- * until a marker after them completes, or, without a marker, until the next
- * wait for the whole queue.
- */
-void scratch_abandon(clfold_context *ctx, struct scratch *scratch);
-
-/* Drops the ticket counter of a failed reduction, which may have left it anywhere. */
-void scratch_forget_tickets(struct scratch *scratch);
-
-/* Gives `scratch` a zeroed ticket counter if it has none. */
-clfold_status scratch_tickets(clfold_context *ctx, struct scratch *scratch);
-
 /* passes.c: what the paths share. */
 
 /*
@@ -233,14 +157,6 @@ clfold_status passes_run(clfold_context *ctx, const struct job *job, const struc
 clfold_status values_launch(clfold_context *ctx, const struct job *job, const struct fold *fold,
                             cl_mem in, size_t offset, size_t count, struct pass_log *log);
 
-/* Releases the events the log kept. */
-void pass_log_release(struct pass_log *log);
-
-/* The command's share of the log's wait list: all of it for the first command, then none. */
-void take_waits(struct pass_log *log, cl_uint *waits, const cl_event **wait_list);
-
-size_t divide_up(size_t a, size_t b);
-
 /*
  * The largest power of two up to `block` whose work-group's values (`block /
  * per_value` of the job's accumulator values, at least one) take at most
@@ -254,8 +170,5 @@ size_t block_values_bytes(const struct job *job, size_t block, size_t per_value)
 /* block_fitting within the device's local memory. */
 size_t block_fitting_local(const clfold_context *ctx, const struct job *job, size_t block,
                            size_t per_value);
-
-/* Whether a pass sums 8- or 16-bit integers of the caller's: the shapes add those in 32-bit lanes first. */
-bool sums_small_integers(const struct build_config *config);
 
 #endif /* CLFOLD_PATH_H */

@@ -11,27 +11,11 @@
 #include <string.h>
 
 #include "accumulator.h"
+#include "checks.h"
+#include "host_input.h"
 #include "landing.h"
 #include "partial.h"
 #include "path.h"
-
-/*
- * The device time of the logged launches: from the start of the first to
- * the end of the last, gaps between passes included, as CUDA events around
- * a peer library's call measure it. -1 without profiling.
- */
-static double device_milliseconds(const clfold_context *ctx, const struct pass_log *log)
-{
-    cl_ulong start = 0, end = 0;
-    if (!ctx->caps.profiling || log->count == 0)
-        return -1.0;
-    if (clGetEventProfilingInfo(log->events[0], CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                NULL) != CL_SUCCESS ||
-        clGetEventProfilingInfo(log->events[log->count - 1], CL_PROFILING_COMMAND_END, sizeof end,
-                                &end, NULL) != CL_SUCCESS)
-        return -1.0;
-    return (double)(end - start) * 1e-6;
-}
 
 /* A checked request: what to reduce, and on which path. */
 struct request {
@@ -112,16 +96,6 @@ static clfold_run_info empty_run(const struct request *request)
 {
     const struct job *job = &request->job;
     return (clfold_run_info){job->path->kernel, job->path->name, job->block, 0, 0.0, 0, 0};
-}
-
-/* Adds one fold's launches to `info`; device time only from a profiling queue's events. */
-void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass_log *log)
-{
-    double ms = device_milliseconds(ctx, log);
-    info->device_ms = ms < 0 || info->device_ms < 0 ? -1.0 : info->device_ms + ms;
-    info->passes += log->passes;
-    info->bytes_read += log->bytes_read;
-    info->bytes_written += log->bytes_written;
 }
 
 /*
@@ -278,40 +252,6 @@ cleanup:
     return status;
 }
 
-/*
- * A device buffer over a chunk of host memory: wrapped in place on a CPU,
- * copied to a GPU. Kernels take a buffer's start to lie on the device's
- * base alignment, or 16 bytes where that is more (the GPU shape aligns its
- * 16-byte loads from it), which memory wrapped in place need not: POCL
- * crashes on the GPU shape's loads from a float array 4 bytes off. So such
- * a chunk is copied.
- *
- * A copy is a plain buffer and a blocking write into it, not
- * CL_MEM_COPY_HOST_PTR, which NVIDIA's driver moves 5 to 9 times slower
- * (H200, 1 GiB of pageable memory: 1.3 against 7 to 9 GB/s;
- * bench/results/kernel-choices-nvidia.txt).
- */
-clfold_status host_input_buffer(clfold_context *ctx, const void *data, size_t bytes,
-                                cl_mem *buffer)
-{
-    clfold_status status = CLFOLD_SUCCESS;
-    size_t alignment = ctx->caps.base_align_bytes < 16 ? ctx->caps.base_align_bytes : 16;
-    bool wrap = ctx->caps.is_cpu && (uintptr_t)data % alignment == 0;
-    cl_int err;
-    *buffer = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : 0), bytes,
-                             wrap ? (void *)data : NULL, &err);
-    CHECK_CL(err, "clCreateBuffer (input)");
-    if (!wrap)
-        CHECK_CL(clEnqueueWriteBuffer(ctx->queue, *buffer, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
-                 "clEnqueueWriteBuffer (input)");
-cleanup:
-    if (status != CLFOLD_SUCCESS && *buffer != NULL) {
-        clReleaseMemObject(*buffer);
-        *buffer = NULL;
-    }
-    return status;
-}
-
 /* Folds one chunk of host memory (host_input_buffer's). */
 static clfold_status fold_host_chunk(clfold_context *ctx, const struct request *request,
                                      const void *data, size_t count, bool finish, void *value,
@@ -325,19 +265,6 @@ cleanup:
     if (buffer != NULL)
         clReleaseMemObject(buffer);
     return status;
-}
-
-/*
- * Elements per chunk: the device's largest buffer, or the developer's
- * CLFOLD_MAX_CHUNK_BYTES (which tests use to exercise chunking on small
- * arrays), whole elements.
- */
-size_t host_chunk_elements(const clfold_context *ctx, size_t element)
-{
-    size_t bytes = ctx->caps.max_alloc_size > SIZE_MAX ? SIZE_MAX : (size_t)ctx->caps.max_alloc_size;
-    if (ctx->settings.max_chunk_bytes != 0 && ctx->settings.max_chunk_bytes < bytes)
-        bytes = ctx->settings.max_chunk_bytes;
-    return bytes / element > 0 ? bytes / element : 1;
 }
 
 /*

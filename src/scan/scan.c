@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "checks.h"
+#include "host_input.h"
 #include "scan_path.h"
 
 /* The checks of check_request, and what scans refuse besides: arg-reductions, exact sums. */

@@ -7,7 +7,9 @@
 #ifndef CLFOLD_SCAN_PATH_H
 #define CLFOLD_SCAN_PATH_H
 
-#include "path.h"
+#include "internal.h"
+#include "launch.h"
+#include "scratch.h"
 
 struct scan_path {
     const char *name;              /* clfold_run_info's path */

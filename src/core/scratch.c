@@ -1,13 +1,13 @@
 /*
- * scratch.c: each reduction's own scratch, its partial values and the
- * one-launch path's counter. A reduction takes a free one when it is
- * enqueued and holds it until its last command completes, so reductions in
- * flight never share one; a later reduction takes it over once it is free.
- * The pool grows only to the most reductions ever in flight at once.
+ * scratch.c: each reduction's or scan's own scratch, its partial values
+ * and the one-launch path's counter. An operation takes a free one when it
+ * is enqueued and holds it until its last command completes, so operations
+ * in flight never share one; a later one takes it over once it is free.
+ * The pool grows only to the most operations ever in flight at once.
  */
 #include <stdlib.h>
 
-#include "path.h"
+#include "scratch.h"
 
 /*
  * Partial-value buffers start at 64 KiB: partial values rarely need more,

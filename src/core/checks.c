@@ -1,9 +1,9 @@
 /*
- * checks.c: what every public reduction checks before it enqueues anything:
+ * checks.c: what every public reduction and scan checks before it enqueues anything:
  * the type and operator, and that the ranges it reads and writes lie
  * inside buffers of the context's cl_context.
  */
-#include "path.h"
+#include "checks.h"
 
 /* Checks type, operator and device support. */
 clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op)
