@@ -37,6 +37,7 @@
 #define exact_state_round clfold_internal_exact_state_round
 
 /* device.c */
+#define device_apply_settings clfold_internal_device_apply_settings
 #define device_check_block clfold_internal_device_check_block
 #define device_read_caps clfold_internal_device_read_caps
 #define device_select clfold_internal_device_select

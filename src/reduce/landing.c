@@ -71,8 +71,8 @@ static void release_mapped(clfold_context *ctx, cl_mem *buffer, void **host)
 
 /*
  * The buffer in host memory, where the settings and the device allow one:
- * NVIDIA's CL_MEM_LOCATION_HOST_NV; with CLFOLD_HOST_RESULT=1 elsewhere a
- * CL_MEM_ALLOC_HOST_PTR buffer. Mapped once and left mapped. A driver that
+ * NVIDIA's CL_MEM_LOCATION_HOST_NV; with host_result 1 (CLFOLD_HOST_RESULT)
+ * elsewhere a CL_MEM_ALLOC_HOST_PTR buffer. Mapped once and left mapped. A driver that
  * refuses the flags (CL_INVALID_VALUE) leaves the values to the device
  * buffer for good; any other failure is the call's, and the next call tries
  * again.
@@ -84,8 +84,8 @@ static clfold_status make_direct(clfold_context *ctx)
     cl_mem_flags flags = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
     cl_int err = CL_SUCCESS;
     bool nvidia = ctx->caps.create_buffer_nv != NULL;
-    if (ctx->settings.host_result == HOST_RESULT_OFF ||
-        (!nvidia && ctx->settings.host_result != HOST_RESULT_ANY)) {
+    landing->direct_for = ctx->settings.host_result;
+    if (ctx->settings.host_result == 0 || (!nvidia && ctx->settings.host_result != 1)) {
         landing->direct_tried = true;
         return CLFOLD_SUCCESS;
     }
@@ -116,6 +116,11 @@ clfold_status landing_prepare(clfold_context *ctx)
     clfold_status status = CLFOLD_SUCCESS;
     struct landing *landing = &ctx->landing;
     cl_int err;
+    /* A changed host_result decides again: the buffer goes, or another is tried. */
+    if (landing->direct_tried && landing->direct_for != ctx->settings.host_result) {
+        release_mapped(ctx, &landing->direct, &landing->direct_host);
+        landing->direct_tried = false;
+    }
     if (!landing->direct_tried)
         CHECK(make_direct(ctx));
     if (landing->pinned_host != NULL)
