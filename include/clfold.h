@@ -68,7 +68,8 @@ typedef enum {
     CLFOLD_ERROR_KERNEL_SOURCE = -2013,      /* CLFOLD_KERNEL_DIR file unreadable */
     CLFOLD_ERROR_WRONG_CONTEXT = -2014,      /* buffer from another cl_context */
     CLFOLD_ERROR_TOO_LARGE = -2015,          /* more than the device can hold */
-    CLFOLD_ERROR_MPI = -2016                 /* an MPI call failed (clfold_mpi.h) */
+    CLFOLD_ERROR_MPI = -2016,                /* an MPI call failed (clfold_mpi.h) */
+    CLFOLD_ERROR_INVALID_PARAM = -2017       /* not a clfold_param */
 } clfold_status;
 
 typedef enum {
@@ -150,9 +151,10 @@ typedef enum {
  * the context with clfold_create_with_queue over a profiling queue.
  *
  * Both clfold_create* read clfold's environment variables (docs/environment.md)
- * once, into the context; nothing reads them later. A malformed value fails
- * the create with CLFOLD_ERROR_INVALID_ARGUMENT, and clfold_last_error(NULL)
- * names the variable.
+ * once, into the context; nothing reads them later. They give the context's
+ * parameters their first values (clfold_set_param changes them later). A
+ * malformed value fails the create with CLFOLD_ERROR_INVALID_ARGUMENT, and
+ * clfold_last_error(NULL) names the variable and the parameter.
  */
 CLFOLD_API clfold_status clfold_create(clfold_context **ctx, const char *device);
 
@@ -208,6 +210,76 @@ typedef enum {
 
 /* CLFOLD_ERROR_NO_FP64 for CLFOLD_ACCURACY_FP64 on a device without doubles. */
 CLFOLD_API clfold_status clfold_set_accuracy(clfold_context *ctx, clfold_accuracy accuracy);
+
+/*
+ * A context's tuning parameters: the auto paths' shapes and geometry, the
+ * scans', where a blocking reduction's value lands, and developers' test
+ * switches. Each takes its first value at create from the environment
+ * variable docs/environment.md lists for it (CLFOLD_GPU_SHAPE gives four,
+ * one a colon-separated field), else its default; clfold_set_param changes
+ * it for later calls on the context. Kernels built before a change stay
+ * cached for their own values: a changed parameter builds, or takes from
+ * the cache, the kernels of the new value. clfold_describe_param gives
+ * each one's name, variable, values and default, so that programs can list
+ * them. The values are fixed; new parameters come after the last.
+ */
+typedef enum {
+    CLFOLD_PARAM_AUTO_SHAPE = 0,          /* CLFOLD_SHAPE_CPU or _GPU on any device; auto: the device's */
+    CLFOLD_PARAM_CPU_LANES = 1,           /* the CPU shapes' vector width: 2, 4, 8 or 16 lanes */
+    CLFOLD_PARAM_GPU_BLOCK = 2,           /* the GPU shape's work-group size, a power of two */
+    CLFOLD_PARAM_GPU_GROUPS_PER_UNIT = 3, /* its work-groups a compute unit */
+    CLFOLD_PARAM_GPU_UNROLL = 4,          /* its 16-byte loads in flight a work-item */
+    CLFOLD_PARAM_GPU_SINGLE_KIB = 5,      /* arrays of at most this many KiB take one work-group */
+    CLFOLD_PARAM_GPU_ONE_LAUNCH = 6,      /* 1: NVIDIA's GPU shape in one launch; 0: two */
+    CLFOLD_PARAM_HOST_RESULT = 7,         /* 1: a blocking value lands in host memory on any device; 0: never */
+    CLFOLD_PARAM_SCAN_GPU_BLOCK = 8,      /* the GPU scan tiles' work-group size, a power of two */
+    CLFOLD_PARAM_SCAN_GPU_RUN_ITEMS = 9,  /* their elements a work-item, 1 to 64 */
+    CLFOLD_PARAM_SCAN_PREFETCH = 10,      /* tiles ahead NVIDIA's one-launch scan asks L2 for; 0: none */
+    CLFOLD_PARAM_SCAN_LOOKBACK = 11,      /* 1: NVIDIA's scans in one launch; 0: three */
+    CLFOLD_PARAM_NO_WARP_SHUFFLE = 12,    /* 1: barriers in place of NVIDIA's shfl.sync */
+    CLFOLD_PARAM_DENORMS_ARE_ZERO = 13,   /* 1: kernels built with -cl-denorms-are-zero */
+    CLFOLD_PARAM_MAX_CHUNK_BYTES = 14,    /* clfold_reduce_host's chunks at most this large */
+    CLFOLD_PARAM_LOCAL_MEM_BYTES = 15     /* the device's local memory taken as at most this */
+} clfold_param;
+
+/* The value that lets clfold choose, for the parameters that take it (docs/environment.md: auto). */
+#define CLFOLD_PARAM_AUTO (-1)
+
+/* CLFOLD_PARAM_AUTO_SHAPE's values. */
+typedef enum { CLFOLD_SHAPE_CPU = 0, CLFOLD_SHAPE_GPU = 1 } clfold_shape;
+
+/*
+ * Sets a parameter for the context's later calls. A value outside the
+ * parameter's range is refused with CLFOLD_ERROR_INVALID_ARGUMENT, and
+ * clfold_last_error names the parameter and its values; an unknown
+ * parameter with CLFOLD_ERROR_INVALID_PARAM. Refused, the parameter keeps
+ * its value. Reductions already enqueued run as they were built.
+ */
+CLFOLD_API clfold_status clfold_set_param(clfold_context *ctx, clfold_param param, int64_t value);
+
+/* The parameter's value on this context (CLFOLD_PARAM_AUTO where clfold chooses). */
+CLFOLD_API clfold_status clfold_get_param(const clfold_context *ctx, clfold_param param,
+                                          int64_t *value);
+
+/* What a parameter is: its names, its values, what it does. */
+typedef struct {
+    const char *name;          /* "gpu_block", as clfold_param_name gives it */
+    const char *env;           /* the variable that gives its first value: "CLFOLD_GPU_SHAPE" */
+    unsigned env_field;        /* its field of that variable's colon-separated value, from 0 */
+    int64_t min, max;          /* its values are whole numbers from min to max ... */
+    int powers_of_two;         /* ... powers of two only, where this is 1 */
+    int takes_auto;            /* 1: CLFOLD_PARAM_AUTO is a value too ("auto" in the variable) */
+    const char *words;         /* the values min.. as the variable spells them, "|" between
+                                  ("cpu|gpu"); NULL: the variable spells numbers */
+    int64_t default_value;     /* its value where the variable is unset */
+    const char *doc;           /* what it does, in a line */
+} clfold_param_info;
+
+/* How many parameters there are: they are 0 .. clfold_param_count() - 1. */
+CLFOLD_API int clfold_param_count(void);
+
+/* CLFOLD_ERROR_INVALID_PARAM for an unknown parameter. */
+CLFOLD_API clfold_status clfold_describe_param(clfold_param param, clfold_param_info *info);
 
 /*
  * Reduces `count` elements of `type` starting at element `offset` of
@@ -536,6 +608,7 @@ CLFOLD_API clfold_status clfold_accuracy_from_name(const char *name, clfold_accu
 CLFOLD_API const char *clfold_op_name(clfold_op op);
 CLFOLD_API const char *clfold_kernel_name(clfold_kernel kernel);
 CLFOLD_API const char *clfold_scan_kernel_name(clfold_scan_kernel kernel); /* "kogge-stone" */
+CLFOLD_API const char *clfold_param_name(clfold_param param); /* "gpu_block" */
 
 /*
  * What an operator is, from the library's one table of operators: a caller
@@ -555,11 +628,12 @@ typedef struct {
 
 CLFOLD_API clfold_status clfold_op_describe(clfold_op op, clfold_op_info *info);
 
-/* The reverse, case-insensitive; CLFOLD_ERROR_INVALID_{TYPE,OP,KERNEL} if unknown. */
+/* The reverse, case-insensitive; CLFOLD_ERROR_INVALID_{TYPE,OP,KERNEL,PARAM} if unknown. */
 CLFOLD_API clfold_status clfold_type_from_name(const char *name, clfold_type *type);
 CLFOLD_API clfold_status clfold_op_from_name(const char *name, clfold_op *op);
 CLFOLD_API clfold_status clfold_kernel_from_name(const char *name, clfold_kernel *kernel);
 CLFOLD_API clfold_status clfold_scan_kernel_from_name(const char *name, clfold_scan_kernel *kernel);
+CLFOLD_API clfold_status clfold_param_from_name(const char *name, clfold_param *param);
 
 /* What the last successful reduction or scan on a context did on the device. */
 typedef struct {

@@ -611,8 +611,8 @@ static void test_op_table(void)
 
 static void test_status_strings(void)
 {
-    const char *names[18];
-    for (int code = 0; code >= CLFOLD_ERROR_MPI; code = code == 0 ? -2000 : code - 1) {
+    const char *names[19];
+    for (int code = 0; code >= CLFOLD_ERROR_INVALID_PARAM; code = code == 0 ? -2000 : code - 1) {
         const char *name = clfold_status_string((clfold_status)code);
         int index = code == 0 ? 0 : -1999 - code;
         names[index] = name;
@@ -631,7 +631,7 @@ static void test_status_strings(void)
                strcmp(clfold_status_string((clfold_status)CL_INVALID_WORK_GROUP_SIZE),
                       "CL_INVALID_WORK_GROUP_SIZE") == 0,
            "OpenCL status names");
-    const int unknown[] = {-123456, 12345, -999, -1999, -2017};
+    const int unknown[] = {-123456, 12345, -999, -1999, -2018};
     for (int i = 0; i < 5; i++) {
         const char *name = clfold_status_string((clfold_status)unknown[i]);
         EXPECT(name != NULL && name[0] != '\0' && strncmp(name, "CLFOLD_", 7) != 0 &&

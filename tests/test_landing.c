@@ -21,7 +21,10 @@
  *              - 1- and 2-byte results, offsets into the caller's buffer,
  *                and a non-blocking reduction enqueued right after a
  *                watched one (its kernel may still be ending) are right.
- *   --read     CLFOLD_HOST_RESULT=0: no value comes without clFinish.
+ *   --read     CLFOLD_HOST_RESULT=0: no value comes without clFinish. Then
+ *              the same context with clfold_set_param's host_result 1 and
+ *              the GPU shape: values come without clFinish; back to 0,
+ *              none does again.
  */
 #define _POSIX_C_SOURCE 200112L /* setenv */
 
@@ -307,6 +310,22 @@ static int run_read(void)
     EXPECT_STATUS(reading, clfold_reduce_host(reading, data, 100, CLFOLD_FLOAT, CLFOLD_SUM, &sum),
                   CLFOLD_SUCCESS);
     EXPECT(sum == 2, "sum %g", sum);
+    /* The parameter, changed on a context that has landed values: the next call follows it. */
+    const int64_t host_results[] = {1, 0, 1};
+    EXPECT_STATUS(reading, clfold_set_param(reading, CLFOLD_PARAM_AUTO_SHAPE, CLFOLD_SHAPE_GPU),
+                  CLFOLD_SUCCESS);
+    for (int i = 0; i < 3; i++) {
+        EXPECT_STATUS(reading, clfold_set_param(reading, CLFOLD_PARAM_HOST_RESULT, host_results[i]),
+                      CLFOLD_SUCCESS);
+        EXPECT_STATUS(reading, clfold_reduce_host(reading, data, 100, CLFOLD_FLOAT, CLFOLD_SUM, &sum),
+                      CLFOLD_SUCCESS);
+        sum = -1;
+        status = reduce_without_waits(reading, data, 100, CLFOLD_FLOAT, CLFOLD_SUM, &sum);
+        EXPECT((status == CLFOLD_SUCCESS) == (host_results[i] == 1) &&
+                   (status != CLFOLD_SUCCESS || sum == 2),
+               "host_result %lld: a value without a wait %s (%g)", (long long)host_results[i],
+               status == CLFOLD_SUCCESS ? "came" : "failed", sum);
+    }
     clfold_destroy(reading);
     return test_finish("landing --read");
 }

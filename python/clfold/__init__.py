@@ -8,9 +8,9 @@
 
 See docs/python.md in clfold's source tree.
 """
-from ._context import (ACCURACIES, KERNELS, OPS, REDUCE_OPS, SCAN_KERNELS, Context, Device, Error,
-                       Partial, default_context, devices, reduce, reduce_partial, reduce_segments,
-                       scan)
+from ._context import (ACCURACIES, KERNELS, OPS, PARAMS, REDUCE_OPS, SCAN_KERNELS, Context, Device,
+                       Error, Partial, default_context, devices, reduce, reduce_partial,
+                       reduce_segments, scan)
 from ._lib import version as _library_version
 
 __version__ = "0.1.0"
@@ -18,4 +18,4 @@ library_version = _library_version()
 
 __all__ = ["Context", "Device", "Error", "Partial", "devices", "reduce", "reduce_partial",
            "reduce_segments", "scan", "default_context", "OPS", "REDUCE_OPS",
-           "ACCURACIES", "KERNELS", "SCAN_KERNELS", "library_version", "__version__"]
+           "ACCURACIES", "KERNELS", "SCAN_KERNELS", "PARAMS", "library_version", "__version__"]

@@ -81,6 +81,32 @@ REDUCE_OPS = tuple(name for name, _, _ in _lib.operators())
 ACCURACIES = ("default", "compensated", "fp64", "exact")
 KERNELS = ("auto", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "atomic")
 SCAN_KERNELS = ("auto", "kogge-stone", "blelloch", "blelloch-padded")
+_PARAMS = _lib.param_infos()
+PARAMS = tuple(_PARAMS)  # the tuning parameters' names, as Context.set_param takes them
+
+
+def _param(name):
+    """A parameter's number and clfold_param_info, by its name (ValueError if it has none)."""
+    if not isinstance(name, str) or name.lower() not in _PARAMS:
+        raise ValueError(f"unknown parameter {name!r}: one of {', '.join(PARAMS)}")
+    return _PARAMS[name.lower()]
+
+
+def _words(info):
+    return info.words.decode().split("|") if info.words else []
+
+
+def _param_value(name, info, value):
+    """`value` as the library takes it: "auto" or None, one of the parameter's words, or an int."""
+    if value is None or (isinstance(value, str) and value == "auto"):
+        return _lib.PARAM_AUTO
+    if isinstance(value, str):
+        words = _words(info)
+        if value not in words:
+            allowed = ", ".join(words + ["auto"]) if words else "an integer or 'auto'"
+            raise ValueError(f"{name} takes {allowed}, not {value!r}")
+        return info.min + words.index(value)
+    return _lib.integer(value, name, ctypes.c_int64, least=-(1 << 63))
 
 
 def _block(block):
@@ -290,6 +316,27 @@ class Context:
             if self._handle is not None:
                 _lib.lib.clfold_destroy(self._handle)
                 self._handle = None
+
+    def set_param(self, name: str, value: Union[None, str, SupportsIndex]) -> None:
+        """Sets a tuning parameter (clfold.PARAMS; docs/environment.md) for this context's later
+        calls: an integer, "auto" or None (clfold chooses), or auto_shape's "cpu" or "gpu". A
+        value the parameter does not take raises clfold.Error (CLFOLD_ERROR_INVALID_ARGUMENT)
+        with the library's message, which says the parameter's values."""
+        param, info = _param(name)
+        number = _param_value(name, info, value)
+        with self._open():
+            _check(_lib.lib.clfold_set_param(self._handle, param, number), self._handle)
+
+    def get_param(self, name: str) -> Union[int, str]:
+        """A tuning parameter's value: an integer, "auto", or auto_shape's word."""
+        param, info = _param(name)
+        value = ctypes.c_int64()
+        with self._open():
+            _check(_lib.lib.clfold_get_param(self._handle, param, ctypes.byref(value)), self._handle)
+        if value.value == _lib.PARAM_AUTO and info.takes_auto:
+            return "auto"
+        words = _words(info)
+        return words[value.value - info.min] if words else value.value
 
     def __enter__(self) -> "Context":
         return self

@@ -95,8 +95,33 @@ def operators():
     return found
 _declare("clfold_status_string", ctypes.c_char_p, status_t)
 _declare("clfold_last_error", ctypes.c_char_p, context_p)
-for _kind in ("type", "op", "kernel", "scan_kernel", "accuracy"):
+for _kind in ("type", "op", "kernel", "scan_kernel", "accuracy", "param"):
     _declare(f"clfold_{_kind}_from_name", status_t, ctypes.c_char_p, ctypes.POINTER(enum_t))
+
+
+class ParamInfo(ctypes.Structure):
+    """clfold_param_info: a parameter's names, values and default (clfold_describe_param)."""
+    _fields_ = [("name", ctypes.c_char_p), ("env", ctypes.c_char_p), ("env_field", ctypes.c_uint),
+                ("min", ctypes.c_int64), ("max", ctypes.c_int64), ("powers_of_two", ctypes.c_int),
+                ("takes_auto", ctypes.c_int), ("words", ctypes.c_char_p),
+                ("default_value", ctypes.c_int64), ("doc", ctypes.c_char_p)]
+
+
+PARAM_AUTO = -1  # CLFOLD_PARAM_AUTO
+_declare("clfold_set_param", status_t, context_p, enum_t, ctypes.c_int64)
+_declare("clfold_get_param", status_t, context_p, enum_t, ctypes.POINTER(ctypes.c_int64))
+_declare("clfold_param_count", ctypes.c_int)
+_declare("clfold_describe_param", status_t, enum_t, ctypes.POINTER(ParamInfo))
+
+
+def param_infos():
+    """Every parameter's clfold_param_info, by name, in the library's order."""
+    infos = {}
+    for param in range(lib.clfold_param_count()):
+        info = ParamInfo()
+        if lib.clfold_describe_param(param, ctypes.byref(info)) == 0:
+            infos[info.name.decode()] = (param, info)
+    return infos
 
 
 def from_name(kind, name):

@@ -282,6 +282,37 @@ def test_library_errors_carry_status_and_message():
     assert isinstance(caught.value, RuntimeError)
 
 
+def test_parameters_set_get_and_refuse():
+    assert {"auto_shape", "gpu_block", "scan_prefetch", "local_mem_bytes"} <= set(clfold.PARAMS)
+    x = np.arange(100003, dtype=np.int32)
+    with clfold.Context() as ctx:
+        assert ctx.get_param("gpu_block") == "auto" and ctx.get_param("gpu_one_launch") == 1
+        for shape in ("cpu", "gpu", "auto"):
+            ctx.set_param("auto_shape", shape)
+            ctx.set_param("gpu_block", 64)
+            ctx.set_param("cpu_lanes", 4)
+            assert ctx.get_param("auto_shape") == shape and ctx.get_param("GPU_BLOCK") == 64
+            assert ctx.reduce(x) == x.sum(dtype=np.int64)
+        ctx.set_param("gpu_block", None)
+        assert ctx.get_param("gpu_block") == "auto"
+        with pytest.raises(clfold.Error) as caught:
+            ctx.set_param("gpu_block", 96)
+        assert caught.value.status == "CLFOLD_ERROR_INVALID_ARGUMENT"
+        assert "gpu_block=96 is not a power of two from 1 to 1048576, or auto" in str(caught.value)
+        assert ctx.get_param("gpu_block") == "auto"
+        with pytest.raises(clfold.Error, match="gpu_one_launch=-1 is not 0 or 1"):
+            ctx.set_param("gpu_one_launch", "auto")
+        with pytest.raises(ValueError, match="unknown parameter 'gpu_blocks': one of auto_shape"):
+            ctx.set_param("gpu_blocks", 1)
+        with pytest.raises(ValueError, match="auto_shape takes cpu, gpu, auto, not 'fpga'"):
+            ctx.set_param("auto_shape", "fpga")
+        with pytest.raises(TypeError):
+            ctx.set_param("gpu_block", 1.5)
+        with pytest.raises(OverflowError):
+            ctx.set_param("max_chunk_bytes", 1 << 63)
+        assert ctx.reduce(x) == x.sum(dtype=np.int64)
+
+
 def test_devices_and_contexts():
     found = clfold.devices()
     assert found and all(d.selector.count(":") == 1 and d.name for d in found)

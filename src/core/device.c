@@ -177,10 +177,10 @@ static bool has_prefetch_hints(const char *platform_name)
  * instruction itself. Anything that does not report a 32-wide warp through
  * NVIDIA's own query keeps the barriers.
  */
-static bool has_warp_shuffle(cl_device_id device, bool inline_ptx, bool allowed)
+static bool has_warp_shuffle(cl_device_id device, bool inline_ptx)
 {
     cl_uint warp = 0;
-    if (!inline_ptx || !allowed)
+    if (!inline_ptx)
         return false;
     return clGetDeviceInfo(device, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) ==
                CL_SUCCESS &&
@@ -207,9 +207,7 @@ clfold_status device_read_caps(clfold_context *ctx)
     GET_INFO(CL_DEVICE_TYPE, type);
     GET_INFO(CL_DEVICE_MAX_COMPUTE_UNITS, caps->compute_units);
     GET_INFO(CL_DEVICE_MAX_WORK_GROUP_SIZE, caps->max_work_group_size);
-    GET_INFO(CL_DEVICE_LOCAL_MEM_SIZE, caps->local_mem_size);
-    if (ctx->settings.local_mem_bytes != 0 && ctx->settings.local_mem_bytes < caps->local_mem_size)
-        caps->local_mem_size = ctx->settings.local_mem_bytes;
+    GET_INFO(CL_DEVICE_LOCAL_MEM_SIZE, caps->device_local_mem_size);
     GET_INFO(CL_DEVICE_MAX_MEM_ALLOC_SIZE, caps->max_alloc_size);
     GET_INFO(CL_DEVICE_MEM_BASE_ADDR_ALIGN, caps->base_align_bytes);
     caps->base_align_bytes /= 8; /* OpenCL gives it in bits */
@@ -220,8 +218,7 @@ clfold_status device_read_caps(clfold_context *ctx)
     GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, caps->preferred_float_lanes);
     GET_INFO(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, caps->preferred_double_lanes);
     GET_INFO(CL_DEVICE_SINGLE_FP_CONFIG, float_config);
-    /* CLFOLD_DENORMS_ARE_ZERO builds with -cl-denorms-are-zero: then no device keeps them. */
-    caps->float_denormals = (float_config & CL_FP_DENORM) != 0 && !ctx->settings.denorms_are_zero;
+    caps->device_float_denormals = (float_config & CL_FP_DENORM) != 0;
     CHECK_CL(clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size),
              "CL_DEVICE_EXTENSIONS");
     extensions = malloc(size + 1);
@@ -239,7 +236,7 @@ clfold_status device_read_caps(clfold_context *ctx)
     caps->has_int64_base_atomics = has_extension(extensions, "cl_khr_int64_base_atomics");
     caps->has_int64_extended_atomics = has_extension(extensions, "cl_khr_int64_extended_atomics");
     caps->inline_ptx = has_extension(extensions, "cl_nv_device_attribute_query");
-    caps->warp_shuffle = has_warp_shuffle(ctx->device, caps->inline_ptx, ctx->settings.warp_shuffle);
+    caps->device_warp_shuffle = has_warp_shuffle(ctx->device, caps->inline_ptx);
     caps->profiling = (queue_props & CL_QUEUE_PROFILING_ENABLE) != 0;
     /* cl_nv_create_buffer: NVIDIA's platform exports the function (driver 580 on the H100). */
     GET_INFO(CL_DEVICE_PLATFORM, platform);
@@ -250,7 +247,21 @@ clfold_status device_read_caps(clfold_context *ctx)
     caps->split_half_loads = contains_nocase(platform_name, "portable computing language");
     caps->create_buffer_nv =
         (create_buffer_nv_fn)clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV");
+    device_apply_settings(ctx);
 cleanup:
     free(extensions);
     return status;
+}
+
+void device_apply_settings(clfold_context *ctx)
+{
+    struct device_caps *caps = &ctx->caps;
+    const struct settings *settings = &ctx->settings;
+    caps->local_mem_size = caps->device_local_mem_size;
+    if (settings->local_mem_bytes != CLFOLD_PARAM_AUTO &&
+        (cl_ulong)settings->local_mem_bytes < caps->local_mem_size)
+        caps->local_mem_size = (cl_ulong)settings->local_mem_bytes;
+    /* denorms_are_zero builds with -cl-denorms-are-zero: then no device keeps them. */
+    caps->float_denormals = caps->device_float_denormals && !settings->denorms_are_zero;
+    caps->warp_shuffle = caps->device_warp_shuffle && !settings->no_warp_shuffle;
 }

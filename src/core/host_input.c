@@ -42,13 +42,14 @@ cleanup:
 
 /*
  * Elements per chunk: the device's largest buffer, or the developer's
- * CLFOLD_MAX_CHUNK_BYTES (which tests use to exercise chunking on small
- * arrays), whole elements.
+ * max_chunk_bytes (CLFOLD_MAX_CHUNK_BYTES, which tests use to exercise
+ * chunking on small arrays), whole elements.
  */
 size_t host_chunk_elements(const clfold_context *ctx, size_t element)
 {
     size_t bytes = ctx->caps.max_alloc_size > SIZE_MAX ? SIZE_MAX : (size_t)ctx->caps.max_alloc_size;
-    if (ctx->settings.max_chunk_bytes != 0 && ctx->settings.max_chunk_bytes < bytes)
-        bytes = ctx->settings.max_chunk_bytes;
+    if (ctx->settings.max_chunk_bytes != CLFOLD_PARAM_AUTO &&
+        (uint64_t)ctx->settings.max_chunk_bytes < bytes)
+        bytes = (size_t)ctx->settings.max_chunk_bytes;
     return bytes / element > 0 ? bytes / element : 1;
 }

@@ -31,16 +31,20 @@ struct device_caps {
     bool prefetch_hints;         /* POCL: kernels' __builtin_prefetch becomes a prefetch */
     bool split_half_loads;       /* POCL: vload_half8 off 16 bytes crashes (defs.cl's load_halves) */
     bool has_fp64;
-    bool float_denormals;        /* CL_FP_DENORM: float arithmetic keeps subnormals */
+    bool float_denormals;        /* float arithmetic keeps subnormals: CL_FP_DENORM, unless
+                                    the context's denorms_are_zero says otherwise */
     bool has_int64_base_atomics;
     bool has_int64_extended_atomics;
     bool inline_ptx;             /* NVIDIA: asm("...") in kernels is PTX */
-    bool warp_shuffle;           /* NVIDIA: shfl.sync over 32-lane warps */
+    bool warp_shuffle;           /* NVIDIA: shfl.sync over 32-lane warps, unless no_warp_shuffle */
     bool profiling;              /* the queue records event times */
     create_buffer_nv_fn create_buffer_nv; /* NVIDIA's clCreateBufferNV, or NULL */
     cl_uint compute_units;
     size_t max_work_group_size;
-    cl_ulong local_mem_size;
+    cl_ulong local_mem_size;     /* the device's, or the context's local_mem_bytes if smaller */
+    /* What the device itself reports, before the context's parameters (device_apply_settings). */
+    bool device_float_denormals, device_warp_shuffle;
+    cl_ulong device_local_mem_size;
     cl_ulong max_alloc_size;
     cl_uint base_align_bytes;    /* every buffer starts on such a boundary */
     /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_*: lanes of char, short, int, long, then float, double */
@@ -71,7 +75,7 @@ struct clfold_context {
     clfold_accuracy accuracy;    /* as set by clfold_set_accuracy */
     clfold_scan_kernel scan_kernel; /* as set by clfold_set_scan_kernel */
     size_t scan_block;           /* 0 = choose */
-    struct settings settings;    /* the environment, read at create */
+    struct settings settings;    /* the environment's at create, then clfold_set_param's */
 
     struct program_cache programs;
     struct scratch **scratch;    /* scratch.c: one per reduction or scan in flight, at most */

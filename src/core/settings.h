@@ -1,69 +1,61 @@
 /*
- * settings.h: the library's environment variables, read and checked once,
- * in clfold_create*, into the context; nothing reads the environment while
- * reducing. A malformed value fails the create with a message that names
- * the variable. docs/environment.md lists them all.
+ * settings.h: what a context is set to beyond its kernel and accuracy: the
+ * device selector and kernel folder it was created with, and its
+ * parameters (clfold_param). One table in settings.c describes every
+ * parameter: its name, its environment variable, its values, its default
+ * and the field below that holds it. clfold_create* read the variables
+ * through that table, and clfold_set_param checks values through it, so
+ * both take the same values and refuse the others in the same words.
+ * docs/environment.md lists the variables.
  */
 #ifndef CLFOLD_SETTINGS_H
 #define CLFOLD_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "clfold.h"
 
-/* CLFOLD_AUTO_SHAPE: which shape the auto path takes. */
-enum auto_shape { AUTO_SHAPE_OF_DEVICE, AUTO_SHAPE_CPU, AUTO_SHAPE_GPU };
-
-/* CLFOLD_GPU_SHAPE=BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB, the GPU shape's geometry (gpu_shape.c). */
-struct gpu_tuning {
-    unsigned block;            /* work-items a group, a power of two */
-    unsigned groups_per_unit;  /* work-groups a compute unit */
-    unsigned unroll;           /* 16-byte loads in flight a work-item */
-    unsigned single_kib;       /* arrays of at most this many KiB take one group */
-};
-
-/* CLFOLD_SCAN_GPU=BLOCK:RUN_ITEMS, the GPU scan tiles' geometry (src/scan/paths.c); 0: its own. */
-struct scan_tuning {
-    unsigned block;
-    unsigned run_items;
-};
-
 /*
- * CLFOLD_HOST_RESULT: unset, where NVIDIA's driver places buffers in host
- * memory; 0, nowhere; 1, also elsewhere, in a mapped CL_MEM_ALLOC_HOST_PTR
- * buffer (a test switch: on POCL that memory is the kernel's).
+ * Every parameter is an int64_t, CLFOLD_PARAM_AUTO where clfold chooses;
+ * the fields are named as the parameters.
  */
-enum host_result { HOST_RESULT_NVIDIA, HOST_RESULT_OFF, HOST_RESULT_ANY };
-
 struct settings {
     char *device;              /* CLFOLD_DEVICE: the default selector; NULL if unset or "" */
-    size_t max_chunk_bytes;    /* CLFOLD_MAX_CHUNK_BYTES: 0, the device's largest buffer */
-    size_t local_mem_bytes;    /* CLFOLD_LOCAL_MEM_BYTES: take the device's local memory as at
-                                  most this (a test switch: NVIDIA's 48 KiB on POCL); 0: as reported */
-    enum auto_shape shape;     /* CLFOLD_AUTO_SHAPE=cpu|gpu */
-    unsigned cpu_lanes;        /* CLFOLD_CPU_LANES=2|4|8|16: the CPU shapes' vectors this wide, in
-                                  place of the device's preferred width (a test switch); 0: its own */
-    bool gpu_tuned;            /* CLFOLD_GPU_SHAPE is set: `gpu` replaces the shape's own choice */
-    struct gpu_tuning gpu;     /* CLFOLD_GPU_SHAPE */
-    bool gpu_one_launch;       /* CLFOLD_GPU_ONE_LAUNCH=0|1 (default 1; only NVIDIA can) */
-    struct scan_tuning scan;   /* CLFOLD_SCAN_GPU */
-    bool scan_lookback;        /* CLFOLD_SCAN_LOOKBACK=0|1 (default 1; only NVIDIA can: the
-                                  one-launch scan; 0 takes three launches) */
-    bool scan_prefetch_set;    /* CLFOLD_SCAN_PREFETCH is set: `scan_prefetch` replaces the
-                                  one-launch scan's own distance (src/scan/paths.c) */
-    unsigned scan_prefetch;    /* CLFOLD_SCAN_PREFETCH=TILES: how far ahead it asks L2 for tiles */
-    bool warp_shuffle;         /* CLFOLD_NO_WARP_SHUFFLE set: false (default true; only NVIDIA can) */
-    enum host_result host_result; /* CLFOLD_HOST_RESULT=0|1: may the kernel write a blocking
-                                     reduction's value into host memory (reduce/landing.c) */
     char *kernel_dir;          /* CLFOLD_KERNEL_DIR: kernels from this folder; NULL if unset or "" */
-    bool denorms_are_zero;     /* CLFOLD_DENORMS_ARE_ZERO=0|1: build with -cl-denorms-are-zero and
-                                  take the device as flushing float subnormals (a test switch) */
+
+    int64_t auto_shape;        /* CLFOLD_SHAPE_CPU or _GPU: the auto paths' shape on any device */
+    int64_t cpu_lanes;         /* the CPU shapes' vectors this wide, in place of the device's
+                                  preferred width (a test switch) */
+    int64_t gpu_block;         /* the GPU shape's geometry (gpu_shape.c), each field in place */
+    int64_t gpu_groups_per_unit; /* of the shape's own choice */
+    int64_t gpu_unroll;
+    int64_t gpu_single_kib;
+    int64_t gpu_one_launch;    /* 1: NVIDIA's GPU shape in one launch */
+    int64_t host_result;       /* may the kernel write a blocking reduction's value into host
+                                  memory (reduce/landing.c): auto, where NVIDIA's driver places
+                                  buffers there; 0, nowhere; 1, also elsewhere, in a mapped
+                                  CL_MEM_ALLOC_HOST_PTR buffer (a test switch) */
+    int64_t scan_gpu_block;    /* the GPU scan tiles' geometry (src/scan/paths.c) */
+    int64_t scan_gpu_run_items;
+    int64_t scan_prefetch;     /* how far ahead the one-launch scan asks L2 for tiles */
+    int64_t scan_lookback;     /* 1: the one-launch scan where it can run (NVIDIA) */
+    int64_t no_warp_shuffle;   /* 1: no shfl.sync, even on NVIDIA */
+    int64_t denorms_are_zero;  /* 1: build with -cl-denorms-are-zero and take the device as
+                                  flushing float subnormals (a test switch) */
+    int64_t max_chunk_bytes;   /* clfold_reduce_host's chunks; auto: the device's largest buffer */
+    int64_t local_mem_bytes;   /* take the device's local memory as at most this (a test switch:
+                                  NVIDIA's 48 KiB on POCL); auto: as reported */
 };
 
 struct clfold_context;
 
-/* Reads and checks every variable into `settings`; on a bad value, fails naming it. */
+/*
+ * Reads CLFOLD_DEVICE, CLFOLD_KERNEL_DIR and every parameter's variable
+ * into `settings`, the parameters' defaults where a variable is unset or
+ * empty; on a bad value, fails naming the variable and the parameter.
+ */
 clfold_status settings_read(struct clfold_context *ctx, struct settings *settings);
 
 void settings_release(struct settings *settings);

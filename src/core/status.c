@@ -52,7 +52,7 @@ const char *clfold_status_string(clfold_status status)
     NAME(CLFOLD_ERROR_OUT_OF_HOST_MEMORY); NAME(CLFOLD_ERROR_UNSUPPORTED);
     NAME(CLFOLD_ERROR_NO_PROFILING); NAME(CLFOLD_ERROR_KERNEL_SOURCE);
     NAME(CLFOLD_ERROR_WRONG_CONTEXT); NAME(CLFOLD_ERROR_TOO_LARGE);
-    NAME(CLFOLD_ERROR_MPI);
+    NAME(CLFOLD_ERROR_MPI); NAME(CLFOLD_ERROR_INVALID_PARAM);
     default: break;
     }
     const char *opencl = opencl_status_string((cl_int)status);

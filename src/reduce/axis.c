@@ -101,12 +101,12 @@ static unsigned log2_of(size_t power) /* of a power of two */
     return shift;
 }
 
-/* The device's shape, or the one CLFOLD_AUTO_SHAPE forces (how CI tests both on one device). */
+/* The device's shape, or the one auto_shape forces (how CI tests both on one device). */
 static bool cpu_shaped(const clfold_context *ctx)
 {
-    if (ctx->settings.shape == AUTO_SHAPE_OF_DEVICE)
+    if (ctx->settings.auto_shape == CLFOLD_PARAM_AUTO)
         return ctx->caps.cpu_shape;
-    return ctx->settings.shape == AUTO_SHAPE_CPU;
+    return ctx->settings.auto_shape == CLFOLD_SHAPE_CPU;
 }
 
 /* GPU groups of 256, fewer where local memory holds fewer accumulator values. */

@@ -18,14 +18,14 @@ struct cpu_launch {
  * Lanes of the device's preferred vector of `lane` (what the kernel adds
  * in: the accumulator's scalar, or int for 8- and 16-bit sums), as a power
  * of two from 2 to 16. A device that prefers none gets 64 bytes' worth (one
- * AVX-512 register, two AVX2 ones). CLFOLD_CPU_LANES replaces the choice,
+ * AVX-512 register, two AVX2 ones). cpu_lanes (CLFOLD_CPU_LANES) replaces the choice,
  * so that tests take an AVX2 host's widths on an AVX-512 one and back.
  */
 static unsigned preferred_lanes(const clfold_context *ctx, const struct type_info *lane)
 {
     const struct device_caps *caps = &ctx->caps;
-    if (ctx->settings.cpu_lanes != 0)
-        return ctx->settings.cpu_lanes;
+    if (ctx->settings.cpu_lanes != CLFOLD_PARAM_AUTO)
+        return (unsigned)ctx->settings.cpu_lanes;
     unsigned size_log2 = lane->size == 1 ? 0 : lane->size == 2 ? 1 : lane->size == 4 ? 2 : 3;
     cl_uint wanted = lane->float_bits == 32   ? caps->preferred_float_lanes
                    : lane->float_bits == 64   ? caps->preferred_double_lanes

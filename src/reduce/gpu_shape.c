@@ -18,6 +18,14 @@ static unsigned gpu_vector(const clfold_context *ctx, clfold_type in)
     return (unsigned)(16 / size);
 }
 
+/* The GPU shape's geometry. */
+struct gpu_tuning {
+    unsigned block;            /* work-items a group, a power of two */
+    unsigned groups_per_unit;  /* work-groups a compute unit */
+    unsigned unroll;           /* 16-byte loads in flight a work-item */
+    unsigned single_kib;       /* arrays of at most this many KiB take one group */
+};
+
 /*
  * The geometry, by what a work-item's run holds (measured on the H100,
  * bench/results/exact-h100.txt). By default 512 work-items a group and
@@ -44,19 +52,32 @@ static const struct gpu_tuning EXACT_TUNING = {512, 2, 4, 32};
  */
 static const struct gpu_tuning EXACT_DOUBLE_TUNING = {512, 1, 8, 256};
 
-/* CLFOLD_GPU_SHAPE where set (a developer's knob for tuning on new hardware), else the table above. */
-static const struct gpu_tuning *tuning_of(const clfold_context *ctx, const struct accumulator *acc)
+/* `own`, or the parameter's value where it is set. */
+static unsigned tuned(int64_t param, unsigned own)
 {
-    if (ctx->settings.gpu_tuned)
-        return &ctx->settings.gpu;
-    if (!acc->exact)
-        return &PLAIN_TUNING;
-    return acc->result == CLFOLD_DOUBLE ? &EXACT_DOUBLE_TUNING : &EXACT_TUNING;
+    return param != CLFOLD_PARAM_AUTO ? (unsigned)param : own;
+}
+
+/*
+ * The table above, each field replaced by its parameter where that is set
+ * (gpu_block ..., CLFOLD_GPU_SHAPE: developers' knobs for tuning on new
+ * hardware).
+ */
+static struct gpu_tuning tuning_of(const clfold_context *ctx, const struct accumulator *acc)
+{
+    const struct settings *set = &ctx->settings;
+    const struct gpu_tuning *own = !acc->exact                     ? &PLAIN_TUNING
+                                 : acc->result == CLFOLD_DOUBLE ? &EXACT_DOUBLE_TUNING
+                                                                  : &EXACT_TUNING;
+    return (struct gpu_tuning){tuned(set->gpu_block, own->block),
+                               tuned(set->gpu_groups_per_unit, own->groups_per_unit),
+                               tuned(set->gpu_unroll, own->unroll),
+                               tuned(set->gpu_single_kib, own->single_kib)};
 }
 
 clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
 {
-    const struct gpu_tuning *tune = tuning_of(ctx, &job->config.acc);
+    const struct gpu_tuning tuning = tuning_of(ctx, &job->config.acc), *tune = &tuning;
     block = block != 0 ? block : tune->block;
     while (block > ctx->caps.max_work_group_size)
         block /= 2;
@@ -74,7 +95,7 @@ clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
     /*
      * Where the kernel can fence with PTX, one launch does it all: a second
      * launch costs several microseconds, which at 2^17..2^23 elements is
-     * most of the time. CLFOLD_GPU_ONE_LAUNCH=0 keeps two, for comparison.
+     * most of the time. gpu_one_launch 0 (CLFOLD_GPU_ONE_LAUNCH=0) keeps two, for comparison.
      */
     job->once = ctx->caps.inline_ptx && ctx->settings.gpu_one_launch;
     if (job->once)

@@ -50,7 +50,8 @@ struct landing {
     void *pinned_host;
     cl_mem direct;               /* a buffer in host memory the GPU path writes; NULL: none */
     void *direct_host;           /* its memory, mapped once */
-    bool direct_tried;           /* made, or found not to be possible: not tried again */
+    bool direct_tried;           /* made, or found not to be possible: not tried again ... */
+    int64_t direct_for;          /* ... while host_result keeps this value */
 };
 
 /*
@@ -100,8 +101,8 @@ static void landing_release(clfold_context *ctx)
 
 /*
  * The buffer in host memory, where the settings and the device allow one:
- * NVIDIA's CL_MEM_LOCATION_HOST_NV; with CLFOLD_HOST_RESULT=1 elsewhere a
- * CL_MEM_ALLOC_HOST_PTR buffer. Mapped once and left mapped. A driver that
+ * NVIDIA's CL_MEM_LOCATION_HOST_NV; with host_result 1 (CLFOLD_HOST_RESULT)
+ * elsewhere a CL_MEM_ALLOC_HOST_PTR buffer. Mapped once and left mapped. A driver that
  * refuses the flags (CL_INVALID_VALUE) leaves the values to the device
  * buffer for good; any other failure is the call's, and the next call tries
  * again.
@@ -113,8 +114,8 @@ static clfold_status make_direct(clfold_context *ctx)
     cl_mem_flags flags = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
     cl_int err = CL_SUCCESS;
     bool nvidia = ctx->caps.create_buffer_nv != NULL;
-    if (ctx->settings.host_result == HOST_RESULT_OFF ||
-        (!nvidia && ctx->settings.host_result != HOST_RESULT_ANY)) {
+    landing->direct_for = ctx->settings.host_result;
+    if (ctx->settings.host_result == 0 || (!nvidia && ctx->settings.host_result != 1)) {
         landing->direct_tried = true;
         return CLFOLD_SUCCESS;
     }
@@ -151,6 +152,11 @@ clfold_status landing_prepare(clfold_context *ctx)
         landing = ctx->landing = calloc(1, sizeof *landing);
         if (landing == NULL)
             FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the result's landing");
+    }
+    /* A changed host_result decides again: the buffer goes, or another is tried. */
+    if (landing->direct_tried && landing->direct_for != ctx->settings.host_result) {
+        release_mapped(ctx, &landing->direct, &landing->direct_host);
+        landing->direct_tried = false;
     }
     if (!landing->direct_tried)
         CHECK(make_direct(ctx));

@@ -39,9 +39,10 @@ const struct reduce_path *path_choose(const clfold_context *ctx)
 {
     if (ctx->kernel != CLFOLD_AUTO)
         return &LADDER[ctx->kernel];
-    /* CLFOLD_AUTO_SHAPE=cpu|gpu forces a shape: how CI tests both on one device. */
-    bool cpu = ctx->settings.shape == AUTO_SHAPE_OF_DEVICE ? ctx->caps.cpu_shape
-                                                           : ctx->settings.shape == AUTO_SHAPE_CPU;
+    /* auto_shape (CLFOLD_AUTO_SHAPE=cpu|gpu) forces a shape: how CI tests both on one device. */
+    bool cpu = ctx->settings.auto_shape == CLFOLD_PARAM_AUTO
+                   ? ctx->caps.cpu_shape
+                   : ctx->settings.auto_shape == CLFOLD_SHAPE_CPU;
     return cpu ? &CPU_SHAPE : &GPU_SHAPE;
 }
 

@@ -67,8 +67,9 @@ const struct scan_path *scan_path_choose(const clfold_context *ctx)
 {
     if (ctx->scan_kernel != CLFOLD_SCAN_AUTO)
         return &LADDER[ctx->scan_kernel];
-    bool cpu = ctx->settings.shape == AUTO_SHAPE_OF_DEVICE ? ctx->caps.cpu_shape
-                                                           : ctx->settings.shape == AUTO_SHAPE_CPU;
+    bool cpu = ctx->settings.auto_shape == CLFOLD_PARAM_AUTO
+                   ? ctx->caps.cpu_shape
+                   : ctx->settings.auto_shape == CLFOLD_SHAPE_CPU;
     return cpu ? &CPU_CHUNKS : &GPU_TILES;
 }
 
@@ -105,7 +106,7 @@ cleanup:
 
 /*
  * Whether the one-launch scan runs: NVIDIA (PTX's relaxed loads and stores
- * at the GPU's scope, shfl.sync), unless CLFOLD_SCAN_LOOKBACK=0. Three
+ * at the GPU's scope, shfl.sync), unless scan_lookback is 0. Three
  * launches take:
  *   - the compensated accuracy: a pair's carry would add a rounding of its
  *     own a tile to the look-back's chain, which a long enough chain would
@@ -120,11 +121,11 @@ cleanup:
  * (tile_sums_fit_int, below) and their rows kept in local memory
  * (lookback_local_rows, below), as int32 sums' are.
  */
-/* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or CLFOLD_SCAN_GPU's. */
+/* The one-launch scan's groups: LOOKBACK_BLOCK, the device's largest if smaller, or scan_gpu_block. */
 static size_t lookback_block(const clfold_context *ctx)
 {
-    if (ctx->settings.scan.block != 0)
-        return ctx->settings.scan.block;
+    if (ctx->settings.scan_gpu_block != CLFOLD_PARAM_AUTO)
+        return (size_t)ctx->settings.scan_gpu_block;
     return ctx->caps.max_work_group_size < LOOKBACK_BLOCK ? ctx->caps.max_work_group_size
                                                           : LOOKBACK_BLOCK;
 }
@@ -161,8 +162,9 @@ static bool tile_sums_fit_int(const struct scan_job *job)
 
 /*
  * The one-launch scan's tiles: lookback_block x 128 bytes of elements, or
- * CLFOLD_SCAN_GPU's. A work-item that holds more than WIDE_TILE_BYTES of
- * accumulator values (int32 sums: 32 int64 prefixes, which NVIDIA's
+ * scan_gpu_block and scan_gpu_run_items where set (CLFOLD_SCAN_GPU). A
+ * work-item that holds more than WIDE_TILE_BYTES of accumulator values
+ * (int32 sums: 32 int64 prefixes, which NVIDIA's
  * compiler gives 128 registers) takes groups of WIDE_TILE_BLOCK, so that
  * two groups still fit a multiprocessor and int32 sums' rows fit local
  * memory (lookback_local_rows: 32 KiB). Only int32 sums are timed so (H100,
@@ -181,10 +183,10 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
     size_t items = LOOKBACK_RUN_BYTES / type_info(type)->size;
     job->block = lookback_block(ctx);
     job->run_items = items > LOOKBACK_MAX_RUN ? LOOKBACK_MAX_RUN : items;
-    if (ctx->settings.scan.block != 0) {
-        job->run_items = ctx->settings.scan.run_items;
+    if (ctx->settings.scan_gpu_run_items != CLFOLD_PARAM_AUTO)
+        job->run_items = (size_t)ctx->settings.scan_gpu_run_items;
+    if (ctx->settings.scan_gpu_block != CLFOLD_PARAM_AUTO)
         return;
-    }
     bool wide = job->run_items * accumulator_size(&job->config.acc) > WIDE_TILE_BYTES &&
                 !sums_small_integers(&job->config);
     if (wide && job->block > WIDE_TILE_BLOCK)
@@ -193,9 +195,9 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
 
 /*
  * How many tiles ahead a one-launch tile asks L2 for elements (tiles.cl's
- * PREFETCH_TILES), or CLFOLD_SCAN_PREFETCH's: D = compute units x 256 /
- * block, half a tile a multiprocessor in groups of 512, one in groups of
- * 256 (66 and 132 on the H100).
+ * PREFETCH_TILES), or scan_prefetch's (CLFOLD_SCAN_PREFETCH): D = compute
+ * units x 256 / block, half a tile a multiprocessor in groups of 512, one
+ * in groups of 256 (66 and 132 on the H100).
  *
  * A tile waits on the tiles before it, and while a multiprocessor's groups
  * wait, nothing of it reads. A tile that asks for tile t + D's elements as
@@ -212,8 +214,8 @@ static void lookback_geometry(const clfold_context *ctx, clfold_type type, struc
 
 static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_job *job)
 {
-    if (ctx->settings.scan_prefetch_set)
-        return ctx->settings.scan_prefetch;
+    if (ctx->settings.scan_prefetch != CLFOLD_PARAM_AUTO)
+        return (unsigned)ctx->settings.scan_prefetch;
     /* job->block is whole warps (lookback_can_run), never 0. A device of fewer
        than block / 256 compute units rounds D to 0; it still asks for the next tile. */
     size_t tiles = (size_t)ctx->caps.compute_units * PREFETCH_WORK_ITEMS_PER_UNIT / job->block;
@@ -231,7 +233,7 @@ static unsigned lookback_prefetch(const clfold_context *ctx, const struct scan_j
  * groups of 512, 6 for 256), the fastest count measured (H100, 2^28 int8
  * sums: 0.869-0.884 ms, against 0.946-0.952 with the rows in registers;
  * bench/results/scans-h100-local-rows.txt). Other groups, of
- * CLFOLD_SCAN_GPU's, take the compiler's registers: 1536 work-items in
+ * scan_gpu_block's, take the compiler's registers: 1536 work-items in
  * groups of 32 would be 48 groups, past what a multiprocessor holds.
  */
 #define LOCAL_ROWS_WORK_ITEMS_PER_UNIT 1536
@@ -260,15 +262,16 @@ static clfold_status staged_geometry(clfold_context *ctx, const struct accumulat
     job->block = ctx->caps.max_work_group_size < GPU_TILE_BLOCK ? ctx->caps.max_work_group_size
                                                                 : GPU_TILE_BLOCK;
     job->run_items = items < 4 ? 4 : items > 16 ? 16 : items;
-    if (ctx->settings.scan.block != 0) {
-        job->block = ctx->settings.scan.block;
-        job->run_items = ctx->settings.scan.run_items;
-    }
-    while (ctx->settings.scan.block == 0 && job->run_items > 1 &&
-           scan_local_values(job) * size > ctx->caps.local_mem_size)
+    bool own_block = ctx->settings.scan_gpu_block == CLFOLD_PARAM_AUTO;
+    bool own_run = ctx->settings.scan_gpu_run_items == CLFOLD_PARAM_AUTO;
+    if (!own_block)
+        job->block = (size_t)ctx->settings.scan_gpu_block;
+    if (!own_run)
+        job->run_items = (size_t)ctx->settings.scan_gpu_run_items;
+    /* Only what the parameters leave to the scan shrinks. */
+    while (own_run && job->run_items > 1 && scan_local_values(job) * size > ctx->caps.local_mem_size)
         job->run_items /= 2;
-    while (ctx->settings.scan.block == 0 && job->block > 2 &&
-           scan_local_values(job) * size > ctx->caps.local_mem_size)
+    while (own_block && job->block > 2 && scan_local_values(job) * size > ctx->caps.local_mem_size)
         job->block /= 2;
     if (scan_local_values(job) * size > ctx->caps.local_mem_size)
         FAIL(CLFOLD_ERROR_INVALID_BLOCK_SIZE,
