@@ -457,36 +457,101 @@ static void run_segments(void)
 
 /* ---- --misuse ------------------------------------------------------------------ */
 
+/* Which entry a misuse case calls. */
+enum misuse_call { AXIS, SEGMENTS, AXIS_HOST, SEGMENTS_HOST };
+
+/*
+ * One call with one bad argument, and the status it must return. What a case
+ * leaves zero is the good argument: the context, the floats (a buffer for
+ * AXIS and SEGMENTS, host memory for the host forms), the 8 x 8 view, axis 0,
+ * CLFOLD_SUM (which is 0) and room for the results. A segments case gives its
+ * count, offsets and segments itself.
+ */
+struct misuse_case {
+    enum misuse_call call;
+    bool no_context, no_data, no_matrix, no_results;
+    const clfold_matrix *matrix; /* NULL: the 8 x 8 view */
+    int axis;
+    size_t count;
+    cl_mem offsets;         /* SEGMENTS */
+    const uint64_t *bounds; /* SEGMENTS_HOST */
+    size_t segments;
+    clfold_op op;
+    clfold_status want;
+    const char *message; /* in the last error, or NULL */
+};
+
+/* Makes each case's call on `on`, over `buffer` or `data`, into `results`. */
+static void run_misuse_cases(clfold_context *on, cl_mem buffer, const void *data, void *results,
+                             const struct misuse_case *cases, size_t n)
+{
+    static const char *const names[] = {"clfold_reduce_axis", "clfold_reduce_segments",
+                                        "clfold_reduce_axis_host",
+                                        "clfold_reduce_segments_host"};
+    clfold_matrix view = {0, 8, 8, 8};
+    for (size_t i = 0; i < n; i++) {
+        const struct misuse_case *c = &cases[i];
+        clfold_context *to = c->no_context ? NULL : on;
+        cl_mem in = c->no_data ? NULL : buffer;
+        const void *host = c->no_data ? NULL : data;
+        const clfold_matrix *matrix = c->no_matrix ? NULL : c->matrix != NULL ? c->matrix : &view;
+        void *out = c->no_results ? NULL : results;
+        clfold_status got = CLFOLD_SUCCESS;
+        switch (c->call) {
+        case AXIS:
+            got = clfold_reduce_axis(to, in, matrix, c->axis, CLFOLD_FLOAT, c->op, out);
+            break;
+        case SEGMENTS:
+            got = clfold_reduce_segments(to, in, 0, c->count, c->offsets, c->segments,
+                                         CLFOLD_FLOAT, c->op, out);
+            break;
+        case AXIS_HOST:
+            got = clfold_reduce_axis_host(to, host, matrix, c->axis, CLFOLD_FLOAT, c->op, out);
+            break;
+        case SEGMENTS_HOST:
+            got = clfold_reduce_segments_host(to, host, c->count, c->bounds, c->segments,
+                                              CLFOLD_FLOAT, c->op, out);
+            break;
+        }
+        EXPECT(got == c->want, "case %zu (%s) returned %s (%d), want %s; last error: \"%s\"", i,
+               names[c->call], clfold_status_string(got), (int)got,
+               clfold_status_string(c->want), clfold_last_error(to));
+        if (c->message != NULL)
+            EXPECT(strstr(clfold_last_error(to), c->message) != NULL,
+                   "case %zu (%s): \"%s\" is not in the message: %s", i, names[c->call],
+                   c->message, clfold_last_error(to));
+    }
+}
+
+#define COUNT(cases) (sizeof(cases) / sizeof(cases)[0])
+
 /* The host forms' refusals, on the 8 x 8 floats 0..63. */
 static void run_host_misuse(const float *data, float *results)
 {
-    clfold_matrix view = {0, 8, 8, 8}, narrow = {0, 8, 8, 7}, empty = {0, 0, 8, 8};
-    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, NULL, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                               results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, NULL, &view, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                               results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT(strstr(clfold_last_error(ctx), "data is NULL") != NULL, "message: %s",
-           clfold_last_error(ctx));
-    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &view, -1, CLFOLD_FLOAT, CLFOLD_SUM,
-                                               results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &narrow, 1, CLFOLD_FLOAT, CLFOLD_SUM,
-                                               results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &view, 1, CLFOLD_FLOAT, CLFOLD_SUM,
-                                               NULL),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &view, 1, CLFOLD_FLOAT, CLFOLD_AND,
-                                               results),
-                  CLFOLD_ERROR_OP_NOT_FOR_TYPE);
-    EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, NULL, &empty, 1, CLFOLD_FLOAT, CLFOLD_SUM,
-                                               NULL),
-                  CLFOLD_SUCCESS);
-    EXPECT_STATUS(NULL, clfold_reduce_axis_host(NULL, data, &view, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                                results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
+    clfold_matrix narrow = {0, 8, 8, 7}, empty = {0, 0, 8, 8};
+    uint64_t decreasing[] = {0, 6, 4, 10}, past[] = {0, 4, 65, 64}, fine[] = {0, 0, 64};
+    const struct misuse_case cases[] = {
+        {AXIS_HOST, .no_matrix = true, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {AXIS_HOST, .no_data = true, .want = CLFOLD_ERROR_INVALID_ARGUMENT,
+         .message = "data is NULL"},
+        {AXIS_HOST, .axis = -1, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {AXIS_HOST, .matrix = &narrow, .axis = 1, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {AXIS_HOST, .axis = 1, .no_results = true, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {AXIS_HOST, .axis = 1, .op = CLFOLD_AND, .want = CLFOLD_ERROR_OP_NOT_FOR_TYPE},
+        {AXIS_HOST, .no_data = true, .matrix = &empty, .axis = 1, .no_results = true,
+         .want = CLFOLD_SUCCESS},
+        {AXIS_HOST, .no_context = true, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {SEGMENTS_HOST, .count = 64, .bounds = decreasing, .segments = 3,
+         .want = CLFOLD_ERROR_INVALID_ARGUMENT, .message = "offsets[2]"},
+        {SEGMENTS_HOST, .count = 64, .bounds = past, .segments = 3,
+         .want = CLFOLD_ERROR_INVALID_ARGUMENT, .message = "offsets[2]"},
+        {SEGMENTS_HOST, .count = 64, .segments = 2, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {SEGMENTS_HOST, .no_data = true, .count = 64, .bounds = fine, .segments = 2,
+         .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {SEGMENTS_HOST, .no_data = true, .no_results = true, .want = CLFOLD_SUCCESS},
+    };
+    run_misuse_cases(ctx, NULL, data, results, cases, COUNT(cases));
+
     /* Row 2 from a view at element 16 with a pitch of 16: rows 1, 3, 5, 7 of the 8 x 8. */
     clfold_matrix odd_rows = {8, 4, 8, 16};
     EXPECT_STATUS(ctx, clfold_reduce_axis_host(ctx, data, &odd_rows, 1, CLFOLD_FLOAT, CLFOLD_SUM,
@@ -495,26 +560,6 @@ static void run_host_misuse(const float *data, float *results)
     for (int r = 0; r < 4; r++)
         EXPECT(results[r] == (float)(64 * (2 * r + 1) + 28), "odd row %d: %g", r, results[r]);
 
-    uint64_t decreasing[] = {0, 6, 4, 10}, past[] = {0, 4, 65, 64}, fine[] = {0, 0, 64};
-    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data, 64, decreasing, 3, CLFOLD_FLOAT,
-                                                   CLFOLD_SUM, results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT(strstr(clfold_last_error(ctx), "offsets[2]") != NULL, "message: %s",
-           clfold_last_error(ctx));
-    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data, 64, past, 3, CLFOLD_FLOAT,
-                                                   CLFOLD_SUM, results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT(strstr(clfold_last_error(ctx), "offsets[2]") != NULL, "message: %s",
-           clfold_last_error(ctx));
-    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data, 64, NULL, 2, CLFOLD_FLOAT,
-                                                   CLFOLD_SUM, results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, NULL, 64, fine, 2, CLFOLD_FLOAT,
-                                                   CLFOLD_SUM, results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, NULL, 0, NULL, 0, CLFOLD_FLOAT,
-                                                   CLFOLD_SUM, NULL),
-                  CLFOLD_SUCCESS);
     long long where[2] = {7, 7};
     EXPECT_STATUS(ctx, clfold_reduce_segments_host(ctx, data, 64, fine, 2, CLFOLD_FLOAT,
                                                    CLFOLD_ARGMAX, where),
@@ -530,24 +575,18 @@ static void run_host_misuse(const float *data, float *results)
         return;
     float *many = calloc(2048, sizeof *many);
     uint64_t whole[] = {0, 2048};
-    clfold_matrix tall = {0, 1024, 2, 2}, fits = {0, 1024, 1, 2};
-    EXPECT_STATUS(small, clfold_reduce_axis_host(small, many, &tall, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                                 results),
-                  CLFOLD_ERROR_TOO_LARGE);
-    EXPECT_STATUS(small, clfold_reduce_segments_host(small, many, 2048, whole, 1, CLFOLD_FLOAT,
-                                                     CLFOLD_SUM, results),
-                  CLFOLD_ERROR_TOO_LARGE);
-    /* 1023 x 2 + 1 elements span 8188 bytes; one column of them is not the span. */
-    EXPECT_STATUS(small, clfold_reduce_axis_host(small, many, &fits, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                                 results),
-                  CLFOLD_ERROR_TOO_LARGE);
-    clfold_matrix over = {0, 513, 2, 2}, at_limit = {0, 512, 2, 2};
-    EXPECT_STATUS(small, clfold_reduce_axis_host(small, many, &over, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                                 results),
-                  CLFOLD_ERROR_TOO_LARGE);
-    EXPECT_STATUS(small, clfold_reduce_axis_host(small, many, &at_limit, 0, CLFOLD_FLOAT,
-                                                 CLFOLD_SUM, results),
-                  CLFOLD_SUCCESS);
+    /* 1023 x 2 + 1 elements span 8188 bytes; one column of them (`fits`) is not the span. */
+    clfold_matrix tall = {0, 1024, 2, 2}, fits = {0, 1024, 1, 2}, over = {0, 513, 2, 2},
+                  at_limit = {0, 512, 2, 2};
+    const struct misuse_case too_large[] = {
+        {AXIS_HOST, .matrix = &tall, .want = CLFOLD_ERROR_TOO_LARGE},
+        {SEGMENTS_HOST, .count = 2048, .bounds = whole, .segments = 1,
+         .want = CLFOLD_ERROR_TOO_LARGE},
+        {AXIS_HOST, .matrix = &fits, .want = CLFOLD_ERROR_TOO_LARGE},
+        {AXIS_HOST, .matrix = &over, .want = CLFOLD_ERROR_TOO_LARGE},
+        {AXIS_HOST, .matrix = &at_limit, .want = CLFOLD_SUCCESS},
+    };
+    run_misuse_cases(small, NULL, many, results, too_large, COUNT(too_large));
     free(many);
     clfold_destroy(small);
 }
@@ -563,43 +602,23 @@ static void run_misuse(void)
     cl_event event = (cl_event)&view; /* must become NULL */
 
     clfold_matrix narrow = {0, 8, 8, 7}, beyond = {1, 8, 8, 8}, huge = {0, SIZE_MAX / 2, 8, 8};
-    EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, buffer, &view, 2, CLFOLD_FLOAT, CLFOLD_SUM,
-                                          results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT(strstr(clfold_last_error(ctx), "axis 2") != NULL, "message: %s",
-           clfold_last_error(ctx));
-    EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, buffer, &narrow, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                          results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, buffer, &beyond, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                          results),
-                  CLFOLD_ERROR_OUT_OF_BOUNDS);
-    EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, buffer, &huge, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                          results),
-                  CLFOLD_ERROR_OUT_OF_BOUNDS);
-    EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, buffer, NULL, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                          results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, NULL, &view, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                          results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, buffer, &view, 0, CLFOLD_FLOAT, CLFOLD_SUM, NULL),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_axis(ctx, buffer, &view, 0, CLFOLD_FLOAT, CLFOLD_XOR,
-                                          results),
-                  CLFOLD_ERROR_OP_NOT_FOR_TYPE);
-    EXPECT_STATUS(NULL, clfold_reduce_axis(NULL, buffer, &view, 0, CLFOLD_FLOAT, CLFOLD_SUM,
-                                           results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_segments(ctx, buffer, 0, 64, NULL, 3, CLFOLD_FLOAT,
-                                              CLFOLD_SUM, results),
-                  CLFOLD_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(ctx, clfold_reduce_segments(ctx, buffer, 0, 64, buffer, 40, CLFOLD_FLOAT,
-                                              CLFOLD_SUM, results),
-                  CLFOLD_ERROR_OUT_OF_BOUNDS); /* 41 offsets of 8 bytes exceed 256 bytes */
-    EXPECT_STATUS(ctx, clfold_reduce_segments(ctx, buffer, 0, 0, NULL, 0, CLFOLD_FLOAT,
-                                              CLFOLD_SUM, NULL),
-                  CLFOLD_SUCCESS);
+    const struct misuse_case cases[] = {
+        {AXIS, .axis = 2, .want = CLFOLD_ERROR_INVALID_ARGUMENT, .message = "axis 2"},
+        {AXIS, .matrix = &narrow, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {AXIS, .matrix = &beyond, .want = CLFOLD_ERROR_OUT_OF_BOUNDS},
+        {AXIS, .matrix = &huge, .want = CLFOLD_ERROR_OUT_OF_BOUNDS},
+        {AXIS, .no_matrix = true, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {AXIS, .no_data = true, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {AXIS, .no_results = true, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {AXIS, .op = CLFOLD_XOR, .want = CLFOLD_ERROR_OP_NOT_FOR_TYPE},
+        {AXIS, .no_context = true, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        {SEGMENTS, .count = 64, .segments = 3, .want = CLFOLD_ERROR_INVALID_ARGUMENT},
+        /* 41 offsets of 8 bytes exceed the buffer's 256 bytes. */
+        {SEGMENTS, .count = 64, .offsets = buffer, .segments = 40,
+         .want = CLFOLD_ERROR_OUT_OF_BOUNDS},
+        {SEGMENTS, .no_results = true, .want = CLFOLD_SUCCESS},
+    };
+    run_misuse_cases(ctx, buffer, NULL, results, cases, COUNT(cases));
 
     /* The non-blocking form: a read-only result, one too small, a wrong wait list. */
     cl_int err;

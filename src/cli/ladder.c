@@ -48,22 +48,48 @@ struct row {
     size_t block;             /* its work-group size */
 };
 
-static const struct {
-    clfold_kernel kernel;
+/*
+ * The steps of both ladders, each described once, in the order they run:
+ * the reduction ladder's kernels, the scan ladder's (--scan), and auto, the
+ * last step of each.
+ */
+static const struct step {
+    bool reduce, scan;             /* on the reduction ladder, on the scan ladder */
+    clfold_kernel kernel;          /* the reduction ladder's kernel */
+    clfold_scan_kernel scan_kernel; /* the scan ladder's */
     const char *description;
 } STEPS[] = {
-    {CLFOLD_ATOMIC, "naive: one global atomic per element"},
-    {CLFOLD_K1, "interleaved addressing, divergent branching"},
-    {CLFOLD_K2, "interleaved addressing, bank conflicts"},
-    {CLFOLD_K3, "sequential addressing"},
-    {CLFOLD_K4, "first add during global load"},
-    {CLFOLD_K5, "unroll last warp"},
-    {CLFOLD_K6, "complete unroll"},
-    {CLFOLD_K7, "multiple elements per thread"},
-    {CLFOLD_AUTO, "auto: clfold's path for this device"},
+    {.reduce = true, .kernel = CLFOLD_ATOMIC,
+     .description = "naive: one global atomic per element"},
+    {.reduce = true, .kernel = CLFOLD_K1,
+     .description = "interleaved addressing, divergent branching"},
+    {.reduce = true, .kernel = CLFOLD_K2,
+     .description = "interleaved addressing, bank conflicts"},
+    {.reduce = true, .kernel = CLFOLD_K3, .description = "sequential addressing"},
+    {.reduce = true, .kernel = CLFOLD_K4, .description = "first add during global load"},
+    {.reduce = true, .kernel = CLFOLD_K5, .description = "unroll last warp"},
+    {.reduce = true, .kernel = CLFOLD_K6, .description = "complete unroll"},
+    {.reduce = true, .kernel = CLFOLD_K7, .description = "multiple elements per thread"},
+    {.scan = true, .scan_kernel = CLFOLD_SCAN_KOGGE_STONE,
+     .description = "Kogge-Stone: an element a work-item, n log n"},
+    {.scan = true, .scan_kernel = CLFOLD_SCAN_BLELLOCH,
+     .description = "Blelloch: up-sweep, down-sweep, two a work-item"},
+    {.scan = true, .scan_kernel = CLFOLD_SCAN_BLELLOCH_PADDED,
+     .description = "Blelloch, local indices padded: no conflicts"},
+    {.reduce = true, .scan = true, .kernel = CLFOLD_AUTO, .scan_kernel = CLFOLD_SCAN_AUTO,
+     .description = "auto: clfold's path for this device"},
 };
 
 #define N_STEPS (sizeof STEPS / sizeof STEPS[0])
+
+/* How many steps the scan ladder (`scan`) or the reduction ladder has. */
+static size_t ladder_steps(bool scan)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < N_STEPS; i++)
+        count += scan ? STEPS[i].scan : STEPS[i].reduce;
+    return count;
+}
 
 /* splitmix64: a small generator whose every output bit is good. */
 static uint64_t next_random(uint64_t *state)
@@ -274,12 +300,15 @@ static int run_rows(clfold_context *ctx, cl_mem buffer, const void *data,
     reference_reduce(data, args->n, args->type, args->op, &exact, &sum_abs);
     rows[0] = (struct row){.kernel = "host", .description = "host: sequential loop on the CPU"};
     measure_host(data, args, &exact, sum_abs, &rows[0]);
-    for (size_t i = 0; i < N_STEPS; i++) {
-        struct row *row = &rows[i + 1];
-        *row = (struct row){.kernel = clfold_kernel_name(STEPS[i].kernel),
-                            .description = STEPS[i].description};
-        clfold_status status = measure_kernel(ctx, buffer, args, STEPS[i].kernel, &exact, sum_abs, row);
-        bool atomic = STEPS[i].kernel == CLFOLD_ATOMIC;
+    struct row *row = &rows[0];
+    for (const struct step *step = STEPS; step < STEPS + N_STEPS; step++) {
+        if (!step->reduce)
+            continue;
+        row++;
+        *row = (struct row){.kernel = clfold_kernel_name(step->kernel),
+                            .description = step->description};
+        clfold_status status = measure_kernel(ctx, buffer, args, step->kernel, &exact, sum_abs, row);
+        bool atomic = step->kernel == CLFOLD_ATOMIC;
         if (status == CLFOLD_ERROR_INVALID_BLOCK_SIZE || (status == CLFOLD_ERROR_UNSUPPORTED && !atomic))
             return report_failure(ctx, status, row->kernel);
         if (status == CLFOLD_ERROR_UNSUPPORTED) {
@@ -298,18 +327,6 @@ static int run_rows(clfold_context *ctx, cl_mem buffer, const void *data,
 
 /* ---- the scan ladder (--scan) ------------------------------------------------ */
 
-static const struct {
-    clfold_scan_kernel kernel;
-    const char *description;
-} SCAN_STEPS[] = {
-    {CLFOLD_SCAN_KOGGE_STONE, "Kogge-Stone: an element a work-item, n log n"},
-    {CLFOLD_SCAN_BLELLOCH, "Blelloch: up-sweep, down-sweep, two a work-item"},
-    {CLFOLD_SCAN_BLELLOCH_PADDED, "Blelloch, local indices padded: no conflicts"},
-    {CLFOLD_SCAN_AUTO, "auto: clfold's path for this device"},
-};
-
-#define N_SCAN_STEPS (sizeof SCAN_STEPS / sizeof SCAN_STEPS[0])
-
 /* What the scan ladder runs on: the request, the buffers, the reference, the roofline. */
 struct scan_ladder {
     const struct cli_args *args;
@@ -319,6 +336,7 @@ struct scan_ladder {
     cl_mem in, out, copy;        /* the copy's destination: (in_bytes + out_bytes) / 2 */
     struct scan_reference ref;
     double copy_ms;              /* the best copy of (in_bytes + out_bytes) / 2; < 0 if none */
+    size_t steps;                /* its rows: the scan steps of STEPS */
 };
 
 static clfold_status scan_once(clfold_context *ctx, const struct scan_ladder *ladder)
@@ -384,17 +402,20 @@ static clfold_status measure_scan(clfold_context *ctx, const struct scan_ladder 
 static int run_scan_rows(clfold_context *ctx, const struct scan_ladder *ladder, struct row *rows,
                          char *auto_description, size_t cap)
 {
-    for (size_t i = 0; i < N_SCAN_STEPS; i++) {
-        struct row *row = &rows[i];
-        *row = (struct row){.kernel = clfold_scan_kernel_name(SCAN_STEPS[i].kernel),
-                            .description = SCAN_STEPS[i].description, .status = "not run"};
-        clfold_status status = measure_scan(ctx, ladder, SCAN_STEPS[i].kernel, row);
+    struct row *row = rows;
+    for (const struct step *step = STEPS; step < STEPS + N_STEPS; step++) {
+        if (!step->scan)
+            continue;
+        *row = (struct row){.kernel = clfold_scan_kernel_name(step->scan_kernel),
+                            .description = step->description, .status = "not run"};
+        clfold_status status = measure_scan(ctx, ladder, step->scan_kernel, row);
         if (status != CLFOLD_SUCCESS)
             return report_failure(ctx, status, row->kernel);
-        if (SCAN_STEPS[i].kernel == CLFOLD_SCAN_AUTO && row->path != NULL) {
+        if (step->scan_kernel == CLFOLD_SCAN_AUTO && row->path != NULL) {
             snprintf(auto_description, cap, "auto: clfold's path here, %s", row->path);
             row->description = auto_description;
         }
+        row++;
     }
     return EXIT_OK;
 }
@@ -427,7 +448,7 @@ static void print_scan_table(const struct device_summary *device, const struct s
     printf("%-16s %-46s %10s %10s %7s %8s %10s %6s %5s  %s\n", "Kernel", "Description", "Time (ms)",
            "Bandwidth", "Of copy", "Step", "Cumulative", "Passes", "Block", "Correct");
     printf("%-16s %-46s %10s %10s %7s %8s %10s\n", "", "", "", "(GB/s)", "", "speedup", "speedup");
-    for (size_t i = 0; i < N_SCAN_STEPS; i++) {
+    for (size_t i = 0; i < ladder->steps; i++) {
         const struct row *r = &rows[i];
         char copy[16] = "-", step[16], cumulative[16];
         if (r->copy_ratio > 0) /* a percentage: on CPUs a scan is a small share of a copy */
@@ -449,7 +470,7 @@ static void print_scan_csv(const struct device_summary *device, const struct sca
                            : 0;
     printf("format_version,device,driver,n,type,op,scan,accuracy,kernel,path,passes,block,ms,"
            "median_ms,gbps,copy_gbps,copy_ratio,step_speedup,cumulative_speedup,correct,status\n");
-    for (size_t i = 0; i < N_SCAN_STEPS; i++) {
+    for (size_t i = 0; i < ladder->steps; i++) {
         const struct row *r = &rows[i];
         printf("1,");
         csv_string(stdout, device->name);
@@ -480,7 +501,7 @@ static void print_scan_json(const struct device_summary *device, const struct sc
            ladder->in_bytes + ladder->out_bytes, copied);
     json_speedup(ladder->copy_ms);
     printf("}, \"results\": [");
-    for (size_t i = 0; i < N_SCAN_STEPS; i++) {
+    for (size_t i = 0; i < ladder->steps; i++) {
         const struct row *r = &rows[i];
         printf("%s\n  {\"kernel\": \"%s\", \"description\": ", i ? "," : "", r->kernel);
         json_string(stdout, r->description);
@@ -553,8 +574,9 @@ static int check_scan_request(const struct cli_args *args, clfold_type *result)
 static int scan_ladder(const struct cli_args *args)
 {
     struct scan_ladder ladder = {.args = args, .copy_ms = -1,
-                                 .mode = args->exclusive ? CLFOLD_EXCLUSIVE : CLFOLD_INCLUSIVE};
-    struct row rows[N_SCAN_STEPS];
+                                 .mode = args->exclusive ? CLFOLD_EXCLUSIVE : CLFOLD_INCLUSIVE,
+                                 .steps = ladder_steps(true)};
+    struct row rows[N_STEPS];
     struct device_summary device;
     char auto_description[64];
     clfold_context *ctx = NULL;
@@ -580,9 +602,9 @@ static int scan_ladder(const struct cli_args *args)
         exit_status = run_scan_rows(ctx, &ladder, rows, auto_description, sizeof auto_description);
     if (exit_status != EXIT_OK)
         goto cleanup;
-    fill_speedups(rows, N_SCAN_STEPS, "kogge-stone");
+    fill_speedups(rows, ladder.steps, "kogge-stone");
     print_scan_ladder(&device, &ladder, rows);
-    for (size_t i = 0; i < N_SCAN_STEPS; i++)
+    for (size_t i = 0; i < ladder.steps; i++)
         if (!rows[i].correct)
             exit_status = EXIT_CHECK_FAILED;
 cleanup:
@@ -601,7 +623,8 @@ cleanup:
 int command_ladder(const struct cli_args *args_in)
 {
     struct cli_args args = *args_in;
-    struct row rows[N_STEPS + 1];
+    struct row rows[N_STEPS + 1]; /* the host's, then the reduction steps' */
+    size_t count = 1 + ladder_steps(false);
     struct device_summary device;
     clfold_context *ctx = NULL;
     cl_mem buffer = NULL;
@@ -636,14 +659,14 @@ int command_ladder(const struct cli_args *args_in)
         goto cleanup;
     if ((exit_status = run_rows(ctx, buffer, data, &args, rows)) != EXIT_OK)
         goto cleanup;
-    fill_speedups(rows, N_STEPS + 1, "k1");
+    fill_speedups(rows, count, "k1");
     if (args.format == FORMAT_JSON)
-        print_json(&device, &args, rows, N_STEPS + 1);
+        print_json(&device, &args, rows, count);
     else if (args.format == FORMAT_CSV)
-        print_csv(&device, &args, rows, N_STEPS + 1);
+        print_csv(&device, &args, rows, count);
     else
-        print_table(&device, &args, result_type, rows, N_STEPS + 1);
-    for (size_t i = 0; i < N_STEPS + 1; i++)
+        print_table(&device, &args, result_type, rows, count);
+    for (size_t i = 0; i < count; i++)
         if (!rows[i].correct)
             exit_status = EXIT_CHECK_FAILED;
 cleanup:

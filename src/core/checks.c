@@ -5,6 +5,26 @@
  */
 #include "checks.h"
 
+clfold_status begin_call(clfold_context *ctx, const struct call *call)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    if (ctx == NULL) {
+        /* No context to say why in. */
+        status = CLFOLD_ERROR_INVALID_ARGUMENT;
+        goto cleanup;
+    }
+    clear_error(ctx);
+    ctx->has_last_run = false;
+    for (size_t i = 0; i < sizeof call->required / sizeof call->required[0]; i++)
+        if (call->required[i].name != NULL && call->required[i].value == NULL)
+            FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", call->required[i].name);
+    if ((call->waits == 0) != (call->wait_list == NULL))
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the wait list has %u events but is %s", call->waits,
+             call->wait_list == NULL ? "NULL" : "not NULL");
+cleanup:
+    return status;
+}
+
 /* Checks type, operator and device support. */
 clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op)
 {

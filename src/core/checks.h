@@ -7,6 +7,27 @@
 
 #include "internal.h"
 
+/*
+ * What a public entry checks before anything else: up to two named pointer
+ * arguments that must not be NULL (unused slots have no name) and an async
+ * entry's wait list, which is NULL exactly when it has no events.
+ */
+struct call {
+    struct {
+        const char *name;
+        const void *value;
+    } required[2];
+    cl_uint waits;
+    const cl_event *wait_list;
+};
+
+/*
+ * Every public reduction's and scan's start: a NULL context is an invalid
+ * argument; otherwise the last error is cleared, there is no last run until
+ * this call succeeds, and `call`'s arguments are checked in order.
+ */
+clfold_status begin_call(clfold_context *ctx, const struct call *call);
+
 /* Type, operator and the device's support for them. */
 clfold_status check_request(clfold_context *ctx, clfold_type type, clfold_op op);
 

@@ -672,21 +672,12 @@ cleanup:
     return status;
 }
 
-/* Every public entry's start: no last run until this one succeeds. */
-static void enter(clfold_context *ctx)
-{
-    clear_error(ctx);
-    ctx->has_last_run = false;
-}
-
 clfold_status clfold_reduce_axis(clfold_context *ctx, cl_mem buffer, const clfold_matrix *matrix,
                                  int axis, clfold_type type, clfold_op op, void *results)
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct axis_request request;
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    enter(ctx);
+    CHECK(begin_call(ctx, &(struct call){0}));
     CHECK(matrix_request(ctx, buffer, matrix, axis, type, op, &request));
     if (results == NULL && request.results != 0)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "results is NULL");
@@ -703,12 +694,7 @@ clfold_status clfold_reduce_axis_async(clfold_context *ctx, cl_mem buffer,
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct axis_request request;
-    if (ctx == NULL) {
-        if (event != NULL)
-            *event = NULL;
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    }
-    enter(ctx);
+    CHECK(begin_call(ctx, &(struct call){0}));
     CHECK(matrix_request(ctx, buffer, matrix, axis, type, op, &request));
     return axis_async(ctx, &request, result, result_offset, num_events_in_wait_list,
                       event_wait_list, event);
@@ -724,9 +710,7 @@ clfold_status clfold_reduce_segments(clfold_context *ctx, cl_mem buffer, size_t 
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct axis_request request;
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    enter(ctx);
+    CHECK(begin_call(ctx, &(struct call){0}));
     CHECK(segments_request(ctx, buffer, offset, count, offsets, num_segments, type, op,
                            &request));
     if (results == NULL && num_segments != 0)
@@ -746,12 +730,7 @@ clfold_status clfold_reduce_segments_async(clfold_context *ctx, cl_mem buffer, s
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct axis_request request;
-    if (ctx == NULL) {
-        if (event != NULL)
-            *event = NULL;
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    }
-    enter(ctx);
+    CHECK(begin_call(ctx, &(struct call){0}));
     CHECK(segments_request(ctx, buffer, offset, count, offsets, num_segments, type, op,
                            &request));
     return axis_async(ctx, &request, result, result_offset, num_events_in_wait_list,
@@ -799,9 +778,7 @@ clfold_status clfold_reduce_axis_host(clfold_context *ctx, const void *data,
     struct axis_request request;
     cl_mem buffer = NULL;
     size_t span;
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    enter(ctx);
+    CHECK(begin_call(ctx, &(struct call){0}));
     if (matrix == NULL)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "matrix is NULL");
     CHECK(check_request(ctx, type, op));
@@ -831,9 +808,7 @@ clfold_status clfold_reduce_segments_host(clfold_context *ctx, const void *data,
     clfold_status status = CLFOLD_SUCCESS;
     struct axis_request request;
     cl_mem buffer = NULL, bounds = NULL;
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    enter(ctx);
+    CHECK(begin_call(ctx, &(struct call){0}));
     CHECK(check_request(ctx, type, op));
     CHECK(check_segment_count(ctx, offsets != NULL, num_segments));
     if (num_segments != 0)

@@ -206,18 +206,9 @@ clfold_status clfold_reduce_buffer_async(clfold_context *ctx, cl_mem buffer, siz
     struct fold fold = {buffer, offset, count, result, result_offset, true, NULL};
     cl_event done = NULL;
 
-    if (ctx == NULL) {
-        if (event != NULL)
-            *event = NULL;
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    }
-    clear_error(ctx);
-    ctx->has_last_run = false;
-    if (buffer == NULL || result == NULL)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "result");
-    if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the wait list has %u events but is %s",
-             num_events_in_wait_list, event_wait_list == NULL ? "NULL" : "not NULL");
+    CHECK(begin_call(ctx, &(struct call){.required = {{"buffer", buffer}, {"result", result}},
+                                         .waits = num_events_in_wait_list,
+                                         .wait_list = event_wait_list}));
     CHECK(buffer_request(ctx, buffer, offset, count, type, op, &request));
     CHECK(check_result(ctx, result, result_offset,
                        type_info(request.job.config.acc.result)->size));
@@ -237,12 +228,7 @@ clfold_status clfold_reduce_buffer(clfold_context *ctx, cl_mem buffer, size_t of
     struct request request;
     clfold_run_info info;
 
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    clear_error(ctx);
-    ctx->has_last_run = false;
-    if (buffer == NULL || result == NULL)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "result");
+    CHECK(begin_call(ctx, &(struct call){.required = {{"buffer", buffer}, {"result", result}}}));
     CHECK(buffer_request(ctx, buffer, offset, count, type, op, &request));
     info = empty_run(&request);
     CHECK(fold_and_wait(ctx, &request, buffer, offset, count, true, result, &info));
@@ -325,12 +311,7 @@ clfold_status clfold_reduce_host(clfold_context *ctx, const void *data, size_t c
     struct request request;
     clfold_run_info info;
 
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    clear_error(ctx);
-    ctx->has_last_run = false;
-    if (result == NULL)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "result is NULL");
+    CHECK(begin_call(ctx, &(struct call){.required = {{"result", result}}}));
     CHECK(fold_host(ctx, data, count, type, op, true, &request, result, &info));
     ctx->last_run = info;
     ctx->has_last_run = count != 0;
@@ -346,12 +327,7 @@ clfold_status clfold_reduce_host_partial(clfold_context *ctx, const void *data, 
     clfold_run_info info;
     unsigned char value[ACCUMULATOR_MAX_BYTES];
 
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    clear_error(ctx);
-    ctx->has_last_run = false;
-    if (partial == NULL)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "partial is NULL");
+    CHECK(begin_call(ctx, &(struct call){.required = {{"partial", partial}}}));
     CHECK(fold_host(ctx, data, count, type, op, false, &request, value, &info));
     partial_pack(&request.job.config.acc, type, op, value, partial);
     ctx->last_run = info;
@@ -369,12 +345,7 @@ clfold_status clfold_reduce_partial(clfold_context *ctx, cl_mem buffer, size_t o
     clfold_run_info info;
     unsigned char value[ACCUMULATOR_MAX_BYTES];
 
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    clear_error(ctx);
-    ctx->has_last_run = false;
-    if (buffer == NULL || partial == NULL)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "partial");
+    CHECK(begin_call(ctx, &(struct call){.required = {{"buffer", buffer}, {"partial", partial}}}));
     /* An empty part is allowed, argmin's and argmax's too: its partial holds no element. */
     CHECK(check_request(ctx, type, op));
     CHECK(check_buffer(ctx, buffer, offset, count, type_info(type)->size));
@@ -402,18 +373,9 @@ clfold_status clfold_reduce_partial_async(clfold_context *ctx, cl_mem buffer, si
                         NULL};
     cl_event done = NULL;
 
-    if (ctx == NULL) {
-        if (event != NULL)
-            *event = NULL;
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    }
-    clear_error(ctx);
-    ctx->has_last_run = false;
-    if (buffer == NULL || result == NULL)
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", buffer == NULL ? "buffer" : "result");
-    if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the wait list has %u events but is %s",
-             num_events_in_wait_list, event_wait_list == NULL ? "NULL" : "not NULL");
+    CHECK(begin_call(ctx, &(struct call){.required = {{"buffer", buffer}, {"result", result}},
+                                         .waits = num_events_in_wait_list,
+                                         .wait_list = event_wait_list}));
     if (result_offset % 16 != 0)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT,
              "a partial goes to a byte offset that is a multiple of 16, not %zu", result_offset);

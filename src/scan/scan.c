@@ -139,10 +139,7 @@ clfold_status clfold_scan_buffer(clfold_context *ctx, cl_mem in, size_t in_offse
     struct scan_job job;
     clfold_run_info info;
 
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    clear_error(ctx);
-    ctx->has_last_run = false;
+    CHECK(begin_call(ctx, &(struct call){0}));
     if (mode != CLFOLD_INCLUSIVE && mode != CLFOLD_EXCLUSIVE)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "unknown scan mode %d", (int)mode);
     CHECK(check_scan_buffers(ctx, in, in_offset, count, type, op, out, out_offset));
@@ -172,16 +169,8 @@ clfold_status clfold_scan_buffer_async(clfold_context *ctx, cl_mem in, size_t in
                            .keep_last = true};
     cl_event done = NULL, marker = NULL;
 
-    if (ctx == NULL) {
-        if (event != NULL)
-            *event = NULL;
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    }
-    clear_error(ctx);
-    ctx->has_last_run = false;
-    if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
-        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "the wait list has %u events but is %s",
-             num_events_in_wait_list, event_wait_list == NULL ? "NULL" : "not NULL");
+    CHECK(begin_call(ctx, &(struct call){.waits = num_events_in_wait_list,
+                                         .wait_list = event_wait_list}));
     if (mode != CLFOLD_INCLUSIVE && mode != CLFOLD_EXCLUSIVE)
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "unknown scan mode %d", (int)mode);
     CHECK(check_scan_buffers(ctx, in, in_offset, count, type, op, out, out_offset));
@@ -255,10 +244,7 @@ clfold_status clfold_scan_host(clfold_context *ctx, const void *in, size_t count
     clfold_run_info info;
     cl_int err;
 
-    if (ctx == NULL)
-        return CLFOLD_ERROR_INVALID_ARGUMENT;
-    clear_error(ctx);
-    ctx->has_last_run = false;
+    CHECK(begin_call(ctx, &(struct call){0}));
     if (count != 0 && (in == NULL || out == NULL))
         FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "%s is NULL", in == NULL ? "in" : "out");
     if (mode != CLFOLD_INCLUSIVE && mode != CLFOLD_EXCLUSIVE)
