@@ -170,15 +170,15 @@ expect_usage_error env CLFOLD_DEVICE=no-such-device "$clfold" reduce "$work/good
 expect_message 'no OpenCL device matches "no-such-device", the selector in CLFOLD_DEVICE'
 # The library's environment variables, checked when the context is made.
 expect_usage_error env CLFOLD_AUTO_SHAPE=fpga "$clfold" reduce "$work/good.npy"
-expect_message 'CLFOLD_AUTO_SHAPE="fpga" is neither cpu nor gpu'
+expect_message 'CLFOLD_AUTO_SHAPE="fpga": auto_shape=fpga is not cpu or gpu, or auto'
 expect_usage_error env CLFOLD_GPU_SHAPE=512:4 "$clfold" reduce "$work/good.npy"
-expect_message 'CLFOLD_GPU_SHAPE="512:4" is not BLOCK:GROUPS_PER_UNIT:UNROLL:SINGLE_KIB'
+expect_message 'CLFOLD_GPU_SHAPE="512:4" has 2 fields; it takes 4, gpu_block:gpu_groups_per_unit:gpu_unroll:gpu_single_kib'
 expect_usage_error env CLFOLD_MAX_CHUNK_BYTES=1e6 "$clfold" reduce "$work/good.npy"
 expect_message 'CLFOLD_MAX_CHUNK_BYTES="1e6"'
 expect_usage_error env CLFOLD_GPU_SHAPE=2097152:4:4:256 "$clfold" reduce "$work/good.npy"
-expect_message 'from 0 to 1048576'
+expect_message 'gpu_block=2097152 is not a power of two from 1 to 1048576, or auto'
 expect_usage_error env CLFOLD_CPU_LANES=32 "$clfold" reduce "$work/good.npy"
-expect_message 'CLFOLD_CPU_LANES="32" is not 2, 4, 8 or 16'
+expect_message 'CLFOLD_CPU_LANES="32": cpu_lanes=32 is not a power of two from 2 to 16, or auto'
 expect_usage_error env CLFOLD_KERNEL_DIR="$work/no-such-cl" "$clfold" reduce "$work/good.npy"
 expect_message "CLFOLD_KERNEL_DIR=\"$work/no-such-cl\": No such file or directory\$"
 expect_usage_error env CLFOLD_KERNEL_DIR="$work/good.npy" "$clfold" reduce "$work/good.npy"
