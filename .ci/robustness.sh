@@ -97,9 +97,9 @@ export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp
 if ! command -v llvm-symbolizer >/dev/null && [ -x /usr/bin/llvm-symbolizer-14 ]; then
     export ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14
 fi
-# python_axes: a library built with ASan cannot load into a Python without it.
+# python_axes, op_lists: a library built with ASan cannot load into a Python without it.
 ctest --test-dir "$asan_build" -j "$jobs" --output-on-failure -LE mpi \
-    -E '^(big|scan_big|accuracy_tenth.*|oclgrind_.*|scan_(lengths|matrix)_(kogge-stone|blelloch.*)|arg_whole_k[3-6]|ops_(k[1-7]|atomic)|axis_sweep_cpu_lanes_8|python_axes)$' ||
+    -E '^(big|scan_big|accuracy_tenth.*|oclgrind_.*|scan_(lengths|matrix)_(kogge-stone|blelloch.*)|arg_whole_k[3-6]|ops_(k[1-7]|atomic)|axis_sweep_cpu_lanes_8|python_axes|op_lists)$' ||
     die "a test failed under the sanitizers (see above)"
 # The MPI tests under AddressSanitizer and UBSan, without LeakSanitizer:
 # Open MPI 4.1 leaves its allocations at MPI_Finalize, much of it in MCA
