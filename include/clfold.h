@@ -81,19 +81,27 @@ typedef enum {
     CLFOLD_OR,
     CLFOLD_XOR,
     CLFOLD_ARGMIN, /* where the least element is: see below */
-    CLFOLD_ARGMAX
+    CLFOLD_ARGMAX,
+    CLFOLD_SUMSQ   /* the sum of the elements' squares: see below */
 } clfold_op;
 
 /*
  * Element types. The result of a reduction has the type that
  * clfold_result_type() gives (see the table in docs/accuracy.md):
- *   sum, product of an integer type -> 64-bit integer of the same signedness
- *     (as numpy.sum does); overflow wraps modulo 2^64
+ *   sum, product, sumsq of an integer type -> 64-bit integer of the same
+ *     signedness (as numpy.sum does); overflow wraps modulo 2^64
  *   min, max, and, or, xor          -> the element type
  *   half                            -> float, for every operator
- *   float, double sum/product/min/max -> the element type
+ *   float, double sum/product/min/max/sumsq -> the element type
  *   argmin, argmax                  -> 64-bit signed integer, an index
  * Bitwise operators apply to integer types only.
+ *
+ * CLFOLD_SUMSQ adds the squares of the elements, each squared in the
+ * result's type (integers widened first, so that an int32's square is exact;
+ * halves squared in float), as numpy.sum(numpy.square(x.astype(result)))
+ * does. It has no scan, and the exact accuracy refuses it
+ * (CLFOLD_ERROR_UNSUPPORTED): a square can lie below the least unit of the
+ * exact state. Its float error bound is docs/accuracy.md's.
  *
  * CLFOLD_ARGMIN and CLFOLD_ARGMAX give the index of the least or greatest
  * element, as numpy.argmin and numpy.argmax do: counted from `offset` for a
@@ -616,7 +624,7 @@ CLFOLD_API const char *clfold_param_name(clfold_param param); /* "gpu_block" */
  */
 typedef struct {
     const char *name;       /* as the runner, Python and JSON spell it: "sum" */
-    const char *numpy_name; /* NumPy's function or ufunc: "add", "minimum", "argmax" */
+    const char *numpy_name; /* NumPy's function or ufunc: "add", "minimum", "argmax"; NULL: none */
     unsigned flags;         /* CLFOLD_OP_* below */
 } clfold_op_info;
 

@@ -1216,9 +1216,9 @@ static void run_misuse(void)
     clfold_op op = CLFOLD_SUM;
     EXPECT_STATUS(ctx, clfold_op_from_name("argmid", &op), CLFOLD_ERROR_INVALID_OP);
     EXPECT_STATUS(ctx, clfold_op_from_name("arg", &op), CLFOLD_ERROR_INVALID_OP);
-    EXPECT(clfold_op_name((clfold_op)(CLFOLD_ARGMAX + 1)) == NULL, "an op past argmax has a name");
+    EXPECT(clfold_op_name((clfold_op)(CLFOLD_SUMSQ + 1)) == NULL, "an op past the last has a name");
     EXPECT_STATUS(ctx, clfold_reduce_buffer(ctx, buffer, 0, 4, CLFOLD_FLOAT,
-                                            (clfold_op)(CLFOLD_ARGMAX + 1), host),
+                                            (clfold_op)(CLFOLD_SUMSQ + 1), host),
                   CLFOLD_ERROR_INVALID_OP);
     EXPECT_STATUS(ctx, clfold_reduce_buffer(ctx, buffer, 0, 4, CLFOLD_FLOAT, CLFOLD_ARGMIN, NULL),
                   CLFOLD_ERROR_INVALID_ARGUMENT);

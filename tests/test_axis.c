@@ -13,7 +13,7 @@
  *   --shapes    1 x n, n x 1, tall, wide, square, empty and long-row
  *               shapes (rows cut into pieces, columns into slices), short
  *               aligned rows (the GPU shape's reduce_short_rows), both
- *               axes, on int32, float and double
+ *               axes, on int32, float and double, and sums of squares
  *   --segments  empty segments, segments of one element, one huge one, a
  *               power-law mix; offsets starting past 0; the blocking form
  *               refuses decreasing offsets and offsets past the end, and
@@ -189,13 +189,16 @@ static void run_matrix(void)
         if (type == CLFOLD_DOUBLE && !fp64)
             continue;
         test_progress("test_axis --matrix", "%s", clfold_type_name(type));
-        for (int op = CLFOLD_SUM; op <= CLFOLD_XOR; op++) {
-            if (type_is_float(type) && op >= CLFOLD_AND)
-                continue;
+        clfold_op_info info;
+        for (int op = CLFOLD_SUM; clfold_op_describe((clfold_op)op, &info) == CLFOLD_SUCCESS;
+             op++) {
+            if (info.flags & CLFOLD_OP_INDEX)
+                continue; /* argmin, argmax: test_arg */
             for (int a = CLFOLD_ACCURACY_DEFAULT; a <= CLFOLD_ACCURACY_EXACT; a++) {
-                bool float_sum = type_is_float(type) && op == CLFOLD_SUM;
+                bool float_sum = type_is_float(type) && (op == CLFOLD_SUM || op == CLFOLD_SUMSQ);
                 if ((a != CLFOLD_ACCURACY_DEFAULT && !float_sum) ||
-                    (a == CLFOLD_ACCURACY_FP64 && !fp64))
+                    (a == CLFOLD_ACCURACY_FP64 && !fp64) ||
+                    (a == CLFOLD_ACCURACY_EXACT && op == CLFOLD_SUMSQ)) /* refused: --misuse */
                     continue;
                 EXPECT_STATUS(ctx, clfold_set_accuracy(ctx, (clfold_accuracy)a), CLFOLD_SUCCESS);
                 for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
@@ -265,7 +268,9 @@ static void run_sweep(void)
         if (ALL_TYPES[t] == CLFOLD_DOUBLE && !fp64)
             continue;
         test_progress("test_axis --sweep", "%s", clfold_type_name(ALL_TYPES[t]));
-        for (int op = CLFOLD_SUM; op <= CLFOLD_ARGMAX; op++)
+        clfold_op_info info;
+        for (int op = CLFOLD_SUM; clfold_op_describe((clfold_op)op, &info) == CLFOLD_SUCCESS;
+             op++)
             sweep_one(ALL_TYPES[t], (clfold_op)op, &rng);
     }
 }
@@ -285,7 +290,9 @@ static void run_shapes(void)
     } kinds[] = {{CLFOLD_INT32, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT},
                  {CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT},
                  {CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_EXACT},
-                 {CLFOLD_DOUBLE, CLFOLD_MAX, CLFOLD_ACCURACY_DEFAULT}};
+                 {CLFOLD_DOUBLE, CLFOLD_MAX, CLFOLD_ACCURACY_DEFAULT},
+                 {CLFOLD_FLOAT, CLFOLD_SUMSQ, CLFOLD_ACCURACY_DEFAULT},
+                 {CLFOLD_INT16, CLFOLD_SUMSQ, CLFOLD_ACCURACY_DEFAULT}};
     test_rng rng = {2};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
         if (kinds[k].type == CLFOLD_DOUBLE && !fp64)
@@ -403,6 +410,10 @@ static void run_segments(void)
     check_segments(mixed, SEGMENTS, count, 0, CLFOLD_FLOAT, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT,
                    "power-law", &rng);
     check_segments(mixed, SEGMENTS, count, 0, CLFOLD_UINT8, CLFOLD_SUM, CLFOLD_ACCURACY_DEFAULT,
+                   "power-law", &rng);
+    check_segments(mixed, SEGMENTS, count, 0, CLFOLD_FLOAT, CLFOLD_SUMSQ,
+                   CLFOLD_ACCURACY_COMPENSATED, "power-law", &rng);
+    check_segments(mixed, SEGMENTS, count, 0, CLFOLD_INT8, CLFOLD_SUMSQ, CLFOLD_ACCURACY_DEFAULT,
                    "power-law", &rng);
     if (fp64)
         check_segments(mixed, SEGMENTS, count, 0, CLFOLD_DOUBLE, CLFOLD_SUM,

@@ -624,6 +624,9 @@ static int run_refusals(void)
     EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 4, CLFOLD_FLOAT, CLFOLD_PROD, &result),
                   CLFOLD_ERROR_UNSUPPORTED);
     EXPECT(strstr(clfold_last_error(ctx), "exact") != NULL, "%s", clfold_last_error(ctx));
+    EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 4, CLFOLD_FLOAT, CLFOLD_SUMSQ, &result),
+                  CLFOLD_ERROR_UNSUPPORTED);
+    EXPECT(strstr(clfold_last_error(ctx), "sumsq") != NULL, "%s", clfold_last_error(ctx));
     EXPECT_STATUS(ctx, clfold_set_kernel(ctx, CLFOLD_ATOMIC, 0), CLFOLD_SUCCESS);
     EXPECT_STATUS(ctx, clfold_reduce_host(ctx, data, 4, CLFOLD_FLOAT, CLFOLD_SUM, &result),
                   CLFOLD_ERROR_UNSUPPORTED);

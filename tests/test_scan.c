@@ -989,6 +989,7 @@ static void check_refusals(cl_mem input, cl_mem output, size_t output_bytes)
     /* input: 16 int32 (64 bytes); output: 64 bytes, 16 int32 or 8 int64 results. */
     REFUSED(CLFOLD_ERROR_UNSUPPORTED, "argmin", input, 0, 4, CLFOLD_INT32, CLFOLD_ARGMIN, inc, output, 0);
     REFUSED(CLFOLD_ERROR_UNSUPPORTED, "argmax", input, 0, 4, CLFOLD_FLOAT, CLFOLD_ARGMAX, inc, output, 0);
+    REFUSED(CLFOLD_ERROR_UNSUPPORTED, "sumsq", input, 0, 4, CLFOLD_INT32, CLFOLD_SUMSQ, inc, output, 0);
     REFUSED(CLFOLD_ERROR_INVALID_TYPE, "unknown type", input, 0, 4, (clfold_type)999, CLFOLD_SUM, inc, output, 0);
     REFUSED(CLFOLD_ERROR_INVALID_OP, "unknown operator", input, 0, 4, CLFOLD_INT32, (clfold_op)999, inc, output, 0);
     REFUSED(CLFOLD_ERROR_OP_NOT_FOR_TYPE, "xor of floats", input, 0, 4, CLFOLD_FLOAT, CLFOLD_XOR, inc, output, 0);

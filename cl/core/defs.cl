@@ -119,6 +119,139 @@
 #define OP_ARGMIN 7
 #define OP_ARGMAX 8
 
+/*
+ * The operators, one block each: all that a path needs to know of one.
+ * Paths name no operator; they use what the block defines:
+ *   PLAIN_IDENTITY       the identity of a plain accumulator, an integer or
+ *                        a float (the structured ones below have their own)
+ *   PLAIN_COMBINE(a, b)  two plain values folded into one; integer sums and
+ *                        products wrap: they run in ACC_UT
+ *   LANES_COMBINE(a, b)  the same on whole vectors, lane by lane, for the
+ *                        CPU shape (AS_LANES and AS_ULANES reinterpret its
+ *                        vectors as their type and as their unsigned twin)
+ *   OP_ADDS              1 for the sum: the accuracies, the runs' carries,
+ *                        the small-integer lanes and a scan's -0 are a sum's
+ *   ATOMIC_32, ATOMIC_64 the device's atomic update for the operator, where
+ *                        OpenCL has one (32-bit, and cl_khr_int64's);
+ *                        ATOMIC_64_EXTENDED 1 where that is in the extended
+ *                        set. Without one, the atomic baseline swaps.
+ *   ARG_DESCENDING       1 for argmax: the greatest element's key is least
+ * The host's twin of this list is the table in src/core/ops.c.
+ */
+#if OP == OP_SUM
+#define OP_ADDS 1
+#define PLAIN_IDENTITY 0
+#if ACC_FLOAT
+#define PLAIN_COMBINE(a, b) ((a) + (b))
+#else
+#define PLAIN_COMBINE(a, b) ((ACC_T)((ACC_UT)(a) + (ACC_UT)(b)))
+#endif
+#define LANES_COMBINE(a, b) AS_LANES(AS_ULANES(a) + AS_ULANES(b))
+#define ATOMIC_32 atomic_add
+#define ATOMIC_64 atom_add
+#define ATOMIC_64_EXTENDED 0
+
+#elif OP == OP_PROD
+#define PLAIN_IDENTITY 1
+#if ACC_FLOAT
+#define PLAIN_COMBINE(a, b) ((a) * (b))
+#define LANES_COMBINE(a, b) ((a) * (b))
+#else
+#define PLAIN_COMBINE(a, b) ((ACC_T)((ACC_UT)(a) * (ACC_UT)(b)))
+#define LANES_COMBINE(a, b) AS_LANES(AS_ULANES(a) * AS_ULANES(b))
+#endif
+
+#elif OP == OP_MIN
+#define PLAIN_IDENTITY ACC_HIGHEST
+#if ACC_FLOAT
+#define PLAIN_COMBINE(a, b) float_min((a), (b))
+#define LANES_COMBINE(a, b) lanes_float_min((a), (b))
+#else
+#define PLAIN_COMBINE(a, b) ((a) < (b) ? (a) : (b))
+#define LANES_COMBINE(a, b) select((b), (a), (a) < (b))
+#endif
+#define ATOMIC_32 atomic_min
+#define ATOMIC_64 atom_min
+#define ATOMIC_64_EXTENDED 1
+
+#elif OP == OP_MAX
+#define PLAIN_IDENTITY ACC_LOWEST
+#if ACC_FLOAT
+#define PLAIN_COMBINE(a, b) float_max((a), (b))
+#define LANES_COMBINE(a, b) lanes_float_max((a), (b))
+#else
+#define PLAIN_COMBINE(a, b) ((a) > (b) ? (a) : (b))
+#define LANES_COMBINE(a, b) select((b), (a), (a) > (b))
+#endif
+#define ATOMIC_32 atomic_max
+#define ATOMIC_64 atom_max
+#define ATOMIC_64_EXTENDED 1
+
+#elif OP == OP_AND
+#define PLAIN_IDENTITY (~(ACC_T)0)
+#define PLAIN_COMBINE(a, b) ((a) & (b))
+#define LANES_COMBINE(a, b) ((a) & (b))
+#define ATOMIC_32 atomic_and
+#define ATOMIC_64 atom_and
+#define ATOMIC_64_EXTENDED 1
+
+#elif OP == OP_OR
+#define PLAIN_IDENTITY 0
+#define PLAIN_COMBINE(a, b) ((a) | (b))
+#define LANES_COMBINE(a, b) ((a) | (b))
+#define ATOMIC_32 atomic_or
+#define ATOMIC_64 atom_or
+#define ATOMIC_64_EXTENDED 1
+
+#elif OP == OP_XOR
+#define PLAIN_IDENTITY 0
+#define PLAIN_COMBINE(a, b) ((a) ^ (b))
+#define LANES_COMBINE(a, b) ((a) ^ (b))
+#define ATOMIC_32 atomic_xor
+#define ATOMIC_64 atom_xor
+#define ATOMIC_64_EXTENDED 1
+
+#elif OP == OP_ARGMIN
+#define ARG_DESCENDING 0
+
+#elif OP == OP_ARGMAX
+#define ARG_DESCENDING 1
+#endif
+#ifndef OP_ADDS
+#define OP_ADDS 0
+#endif
+
+/*
+ * The maps: what an element of the caller's becomes before it is folded
+ * (MAP, the host's, from the same table). MAPPED(x) takes an element as
+ * loaded (a half as a float) and gives the plain accumulator's scalar;
+ * MAPPED_LANES(v, AS_T, AS_UT) does the same to a vector already converted
+ * to the accumulator's scalar, AS_T and AS_UT reinterpreting it. Integers
+ * square in their unsigned twin, so that they wrap modulo 2^64 as sums do.
+ * The identity map is the element itself, so those kernels are as they were.
+ * Only the caller's elements are mapped: an earlier pass's values are
+ * folded already. The structured accumulators (exact, scaled, arg) take no
+ * map: the host refuses those pairs.
+ */
+#define MAP_IDENTITY 0
+#define MAP_SQUARE 1
+#ifndef MAP
+#define MAP MAP_IDENTITY
+#endif
+#if MAP != MAP_IDENTITY && (ACC_EXACT || ACC_SCALED || ACC_ARG)
+#error "maps are for plain and compensated accumulators"
+#endif
+#if MAP == MAP_SQUARE && ACC_FLOAT
+#define MAPPED(x) ((ACC_SCALAR_T)(x) * (ACC_SCALAR_T)(x))
+#define MAPPED_LANES(v, AS_T, AS_UT) ((v) * (v))
+#elif MAP == MAP_SQUARE
+#define MAPPED(x) CONCAT(as_, ACC_T)((ACC_UT)(x) * (ACC_UT)(x))
+#define MAPPED_LANES(v, AS_T, AS_UT) AS_T(AS_UT(v) * AS_UT(v))
+#else
+#define MAPPED(x) (x)
+#define MAPPED_LANES(v, AS_T, AS_UT) (v)
+#endif
+
 #if NEEDS_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -260,7 +393,7 @@ inline ulong arg_key(ARG_ELEMENT_T x)
 #else
     const ulong order = x;
 #endif
-#if OP == OP_ARGMAX
+#if ARG_DESCENDING
     return ~order;
 #else
     return order;
@@ -312,16 +445,8 @@ inline ACC_T arg_counted_from(ACC_T value, ulong origin)
 #define IDENTITY ((ACC_T)((ACC_SCALAR_T)0, (ACC_SCALAR_T)0))
 #elif ACC_ARG
 #define IDENTITY ((ACC_T)(ULONG_MAX, ULONG_MAX))
-#elif OP == OP_SUM || OP == OP_OR || OP == OP_XOR
-#define IDENTITY ((ACC_T)0)
-#elif OP == OP_PROD
-#define IDENTITY ((ACC_T)1)
-#elif OP == OP_MIN
-#define IDENTITY ((ACC_T)(ACC_HIGHEST))
-#elif OP == OP_MAX
-#define IDENTITY ((ACC_T)(ACC_LOWEST))
-#elif OP == OP_AND
-#define IDENTITY ((ACC_T)(~(ACC_T)0))
+#else
+#define IDENTITY ((ACC_T)(PLAIN_IDENTITY))
 #endif
 
 /*
@@ -466,7 +591,7 @@ inline void write_result(__global uchar *out, ulong at, ulong i, uint finish, AC
 }
 
 /*
- * An element as an accumulator value: (x, 0) for a compensated pair; an
+ * An element as an accumulator value, mapped (MAPPED above): (x, 0) for a compensated pair; an
  * exact state for the exact accuracy; frexp's (significand, exponent) for a
  * float product. TO_RUN(x): an element as a work-item's run (run_t below)
  * takes it: the accumulator value; for an exact sum with EXACT_FPE the
@@ -491,13 +616,13 @@ inline void write_result(__global uchar *out, ulong at, ulong i, uint finish, AC
  * poison vector that Oclgrind 21.10's --uninitialized then reports
  * wherever the pair is stored (tests/known-bugs/oclgrind_pair_poison.py).
  */
-#define TO_ACC(x) select((ACC_T)0, (ACC_T)((ACC_SCALAR_T)(x)), (int2)(-1, 0))
+#define TO_ACC(x) select((ACC_T)0, (ACC_T)((ACC_SCALAR_T)(MAPPED(x))), (int2)(-1, 0))
 #elif ACC_COMPENSATED
-#define TO_ACC(x) ((ACC_T)((ACC_SCALAR_T)(x), (ACC_SCALAR_T)0))
+#define TO_ACC(x) ((ACC_T)((ACC_SCALAR_T)(MAPPED(x)), (ACC_SCALAR_T)0))
 #elif ACC_ARG
 /* No TO_ACC: an arg pair needs its element's index (arg_pair). */
 #else
-#define TO_ACC(x) ((ACC_T)(x))
+#define TO_ACC(x) ((ACC_T)(MAPPED(x)))
 #endif
 #ifndef TO_RUN
 #define TO_RUN(x) TO_ACC(x)
@@ -609,28 +734,8 @@ inline ACC_T combine(ACC_T a, ACC_T b)
 #elif ACC_COMPENSATED
     const ACC_SCALAR_T s = a.x + b.x;
     return (ACC_T)(s, a.y + b.y + sum_error(a.x, b.x, s));
-#elif OP == OP_SUM && ACC_FLOAT
-    return a + b;
-#elif OP == OP_SUM
-    return (ACC_T)((ACC_UT)a + (ACC_UT)b);
-#elif OP == OP_PROD && ACC_FLOAT
-    return a * b;
-#elif OP == OP_PROD
-    return (ACC_T)((ACC_UT)a * (ACC_UT)b);
-#elif OP == OP_MIN && ACC_FLOAT
-    return float_min(a, b);
-#elif OP == OP_MIN
-    return a < b ? a : b;
-#elif OP == OP_MAX && ACC_FLOAT
-    return float_max(a, b);
-#elif OP == OP_MAX
-    return a > b ? a : b;
-#elif OP == OP_AND
-    return a & b;
-#elif OP == OP_OR
-    return a | b;
-#elif OP == OP_XOR
-    return a ^ b;
+#else
+    return PLAIN_COMBINE(a, b);
 #endif
 }
 

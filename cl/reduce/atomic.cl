@@ -78,40 +78,21 @@ inline void atomic_add_float(volatile __global ATOM_T *target, ACC_T value)
 #endif
 
 /*
- * The device's own atomic where OpenCL has one, compare-and-swap otherwise.
+ * The device's own atomic where OpenCL has one (the operator's ATOMIC_32 or
+ * ATOMIC_64, defs.cl), compare-and-swap otherwise.
  * Narrow integers use the 32-bit atomics on their widened value: min, max
  * and the bitwise operators commute with sign or zero extension.
  */
 inline void atomic_fold(volatile __global ATOM_T *target, ACC_T value)
 {
-#if ACC_FLOAT && OP == OP_SUM && INLINE_PTX
+#if ACC_FLOAT && OP_ADDS && INLINE_PTX
     atomic_add_float(target, value);
-#elif ACC_FLOAT || OP == OP_PROD
+#elif ACC_FLOAT || !defined(ATOMIC_32)
     atomic_fold_cas(target, value);
-#elif !defined(ATOM_64) && OP == OP_SUM
-    atomic_add(target, value);
-#elif !defined(ATOM_64) && OP == OP_MIN
-    atomic_min(target, value);
-#elif !defined(ATOM_64) && OP == OP_MAX
-    atomic_max(target, value);
-#elif !defined(ATOM_64) && OP == OP_AND
-    atomic_and(target, value);
-#elif !defined(ATOM_64) && OP == OP_OR
-    atomic_or(target, value);
-#elif !defined(ATOM_64) && OP == OP_XOR
-    atomic_xor(target, value);
-#elif OP == OP_SUM
-    atom_add(target, value);
-#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_MIN
-    atom_min(target, value);
-#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_MAX
-    atom_max(target, value);
-#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_AND
-    atom_and(target, value);
-#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_OR
-    atom_or(target, value);
-#elif HAS_INT64_EXTENDED_ATOMICS && OP == OP_XOR
-    atom_xor(target, value);
+#elif !defined(ATOM_64)
+    ATOMIC_32(target, value);
+#elif !ATOMIC_64_EXTENDED || HAS_INT64_EXTENDED_ATOMICS
+    ATOMIC_64(target, value);
 #else
     atomic_fold_cas(target, value);
 #endif

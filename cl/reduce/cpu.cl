@@ -72,6 +72,9 @@
 #define VLOAD CONCAT(vload, VEC)
 #define VSTORE CONCAT(vstore, VEC)
 #define TO_VACC CONCAT(convert_, VACC_T)
+#define AS_LANES CONCAT(as_, VACC_T)
+#define AS_ULANES CONCAT(as_, CONCAT(ACC_UT, VEC)) /* integer accumulators only */
+#define MAP_LANES(v) MAPPED_LANES((v), AS_LANES, AS_ULANES)
 
 /* Element i as a lane's scalar. */
 inline LANE_T load_scalar(__global const IN_T *in, size_t i)
@@ -79,9 +82,9 @@ inline LANE_T load_scalar(__global const IN_T *in, size_t i)
 #if ACC_EXACT
     return load_run(in, i);
 #elif IN_HALF
-    return (ACC_SCALAR_T)vload_half(i, in);
+    return MAPPED((ACC_SCALAR_T)vload_half(i, in));
 #else
-    return (ACC_SCALAR_T)in[i];
+    return MAPPED((ACC_SCALAR_T)in[i]);
 #endif
 }
 
@@ -107,7 +110,7 @@ inline in_vector_t load_raw(__global const IN_T *in, size_t i)
 inline VACC_T load_vector(__global const IN_T *in, size_t i)
 {
 #if IN_HALF
-    return TO_VACC(CONCAT(load_halves, VEC)(in + i));
+    return MAP_LANES(TO_VACC(CONCAT(load_halves, VEC)(in + i)));
 #elif ACC_EXACT && IN_SIZE == 4 && EXACT_WIDEN_BITS
     /* Floats widened exactly: a subnormal that the device flushes is rebuilt (exact_widen). */
     const CONCAT(float, VEC) f = load_raw(in, i);
@@ -122,7 +125,7 @@ inline VACC_T load_vector(__global const IN_T *in, size_t i)
     }
     return d;
 #else
-    return TO_VACC(load_raw(in, i));
+    return MAP_LANES(TO_VACC(load_raw(in, i)));
 #endif
 }
 
@@ -244,7 +247,6 @@ inline lanes_t lanes_fold(lanes_t lanes, VACC_T x, exact_t *spilled)
 #define VBITS_T CONCAT(uint, VEC)
 #endif
 #define AS_VBITS CONCAT(as_, VBITS_T)
-#define AS_VACC CONCAT(as_, VACC_T)
 #if IN_HALF
 #define SPLIT_EVERY 4
 #else
@@ -275,7 +277,7 @@ inline VACC_T split(VACC_T x, VEXPONENT_T *k)
     x = select(x, x * SUBNORMAL_SCALE, subnormal);
     const VBITS_T bits = AS_VBITS(x), field = (bits >> MANTISSA_BITS) & EXPONENT_FIELD;
     const VEXPONENT_T special = AS_VEXPONENT((field == 0) | (field == EXPONENT_FIELD));
-    const VACC_T m = AS_VACC((bits & ~(EXPONENT_FIELD << MANTISSA_BITS)) | HALF_BITS);
+    const VACC_T m = AS_LANES((bits & ~(EXPONENT_FIELD << MANTISSA_BITS)) | HALF_BITS);
     *k = select(TO_VEXPONENT(field) - FIELD_OF_HALF + (subnormal & -SUBNORMAL_SHIFT), (VEXPONENT_T)0, special);
     return select(m, x, special);
 }
@@ -374,44 +376,30 @@ inline void lanes_values(lanes_t lanes, ACC_T *values)
 /* Every other fold: the operator on whole vectors. */
 typedef VACC_T lanes_t;
 
-#define VACC_UT CONCAT(ACC_UT, VEC)
-#define AS_VACC CONCAT(as_, VACC_T)
+#if ACC_FLOAT
+/* defs.cl's float_min and float_max, lane by lane: NaN wins, -0 < +0. */
+#define VBITS_T CONCAT(ACC_BITS, VEC)
+#define AS_VBITS CONCAT(as_, VBITS_T)
+
+inline VACC_T lanes_float_min(VACC_T a, VACC_T b)
+{
+    VACC_T r = select(b, a, a < b);
+    r = select(r, AS_LANES(AS_VBITS(a) | AS_VBITS(b)), a == b);
+    return select(r, a + b, isnan(a) | isnan(b));
+}
+
+inline VACC_T lanes_float_max(VACC_T a, VACC_T b)
+{
+    VACC_T r = select(b, a, a > b);
+    r = select(r, AS_LANES(AS_VBITS(a) & AS_VBITS(b)), a == b);
+    return select(r, a + b, isnan(a) | isnan(b));
+}
+#endif
 
 inline lanes_t lanes_start(void) { return (VACC_T)(IDENTITY); }
 
-inline lanes_t lanes_fold(lanes_t a, VACC_T b)
-{
-#if OP == OP_SUM
-    return AS_VACC(CONCAT(as_, VACC_UT)(a) + CONCAT(as_, VACC_UT)(b));
-#elif OP == OP_PROD && ACC_FLOAT
-    return a * b;
-#elif OP == OP_PROD
-    return AS_VACC(CONCAT(as_, VACC_UT)(a) * CONCAT(as_, VACC_UT)(b));
-#elif (OP == OP_MIN || OP == OP_MAX) && ACC_FLOAT
-    /* float_min/float_max of defs.cl, lane by lane: NaN wins, -0 < +0. */
-#define VBITS_T CONCAT(ACC_BITS, VEC)
-#define AS_VBITS CONCAT(as_, VBITS_T)
-#if OP == OP_MIN
-    VACC_T r = select(b, a, a < b);
-    const VACC_T tie = AS_VACC(AS_VBITS(a) | AS_VBITS(b));
-#else
-    VACC_T r = select(b, a, a > b);
-    const VACC_T tie = AS_VACC(AS_VBITS(a) & AS_VBITS(b));
-#endif
-    r = select(r, tie, a == b);
-    return select(r, a + b, isnan(a) | isnan(b));
-#elif OP == OP_MIN
-    return select(b, a, a < b);
-#elif OP == OP_MAX
-    return select(b, a, a > b);
-#elif OP == OP_AND
-    return a & b;
-#elif OP == OP_OR
-    return a | b;
-#else
-    return a ^ b;
-#endif
-}
+/* The operator's LANES_COMBINE (defs.cl). */
+inline lanes_t lanes_fold(lanes_t a, VACC_T b) { return LANES_COMBINE(a, b); }
 
 inline void lanes_values(lanes_t lanes, ACC_T *values) { VSTORE(lanes, 0, values); }
 #endif

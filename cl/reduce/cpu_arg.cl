@@ -91,7 +91,7 @@ inline VKEY_T load_keys(__global const IN_T *in, size_t i)
 #else
     const VKEY_T order = CONCAT(convert_, VKEY_T)(LOAD_ELEMENTS(in, i));
 #endif
-#if OP == OP_ARGMAX
+#if ARG_DESCENDING
     const VKEY_T key = ~order;
 #else
     const VKEY_T key = order;
@@ -110,7 +110,7 @@ inline VKEY_T load_keys(__global const IN_T *in, size_t i)
  */
 inline ACC_T key_pair(KEY_T key, ulong index)
 {
-#if OP == OP_ARGMAX
+#if ARG_DESCENDING
     const KEY_T order = ~key;
 #else
     const KEY_T order = key;

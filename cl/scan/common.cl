@@ -35,9 +35,9 @@
  * other identity is exact already. The caller's first output of an
  * exclusive scan is defs.cl's IDENTITY, +0, all the same: an empty sum.
  */
-#if OP == OP_SUM && ACC_COMPENSATED
+#if OP_ADDS && ACC_COMPENSATED
 #define SCAN_IDENTITY ((ACC_T)(-(ACC_SCALAR_T)0, -(ACC_SCALAR_T)0))
-#elif OP == OP_SUM && ACC_FLOAT
+#elif OP_ADDS && ACC_FLOAT
 #define SCAN_IDENTITY (-(ACC_T)0)
 #else
 #define SCAN_IDENTITY IDENTITY

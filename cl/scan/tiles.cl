@@ -616,7 +616,7 @@ inline ACC_T scan_rows(__local ACC_T *warp_totals, uint warp, uint lane, const t
 #ifndef LOCAL_ROWS
 #define LOCAL_ROWS 0
 #endif
-#if LOCAL_ROWS && !(OP == OP_SUM && !ACC_FLOAT && !IN_HALF && VECTOR_LOADS && IN_SIZE < RESULT_SIZE)
+#if LOCAL_ROWS && !(OP_ADDS && !ACC_FLOAT && !IN_HALF && VECTOR_LOADS && IN_SIZE < RESULT_SIZE)
 #error "LOCAL_ROWS: integer sums that widen, in whole-vector rows"
 #endif
 

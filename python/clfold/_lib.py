@@ -88,10 +88,11 @@ OP_INTEGERS_ONLY, OP_INDEX, OP_NO_IDENTITY, OP_SCANS, OP_ROUNDS = 0x1, 0x2, 0x4,
 
 
 def operators():
-    """Every operator as (name, NumPy's name, flags), in the library's order, from its table."""
+    """Every operator as (name, NumPy's name or None, flags), in the library's order, from its table."""
     found, info = [], OpInfo()
     while lib.clfold_op_describe(len(found), ctypes.byref(info)) == 0:
-        found.append((info.name.decode(), info.numpy_name.decode(), info.flags))
+        numpy_name = info.numpy_name.decode() if info.numpy_name else None
+        found.append((info.name.decode(), numpy_name, info.flags))
     return found
 _declare("clfold_status_string", ctypes.c_char_p, status_t)
 _declare("clfold_last_error", ctypes.c_char_p, context_p)

@@ -29,7 +29,7 @@ def data(dtype, n, seed=7):
 
 
 def result_dtype(dtype, op):
-    if op in ("sum", "prod"):
+    if op in ("sum", "prod", "sumsq"):
         if np.issubdtype(dtype, np.signedinteger):
             return np.dtype(np.int64)
         if np.issubdtype(dtype, np.unsignedinteger):
@@ -43,10 +43,20 @@ def numpy_reduce(x, op):
     wide = result_dtype(x.dtype, op)
     if op == "sum":
         return np.sum(x, dtype=wide if wide.kind in "iu" else np.float64)
+    if op == "sumsq":
+        return numpy_sumsq(x, None)
     if op == "prod":
         return np.prod(x, dtype=wide if wide.kind in "iu" else np.float64)
     return {"min": np.min, "max": np.max, "and": np.bitwise_and.reduce,
             "or": np.bitwise_or.reduce, "xor": np.bitwise_xor.reduce}[op](x)
+
+
+def numpy_sumsq(x, axis):
+    """numpy.sum(numpy.square(x)) with each square in clfold's result type: integers widened
+    first (their squares wrap modulo 2^64 there), floats squared in float64 for the bound."""
+    wide = result_dtype(x.dtype, "sumsq")
+    square = x.astype(wide if wide.kind in "iu" else np.float64)
+    return np.sum(square * square, axis=axis)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -57,7 +67,7 @@ def first_context():
 
 
 @pytest.mark.parametrize("dtype", INTEGERS)
-@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "and", "or", "xor"])
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "and", "or", "xor", "sumsq"])
 @pytest.mark.parametrize("n", SIZES)
 def test_integers_are_numpys(dtype, op, n):
     x = data(dtype, n)
@@ -81,6 +91,29 @@ def test_float_sums_within_the_bound(dtype, n):
     u = np.finfo(got.dtype).eps / 2
     bound = (math.log2(max(n, 2)) + 4) * u * float(np.sum(np.abs(x.astype(np.float64))))
     assert abs(float(got) - exact) <= bound
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("accuracy", ["default", "compensated", "fp64"])
+def test_float_sums_of_squares_within_the_bound(dtype, n, accuracy):
+    x = data(dtype, n)
+    got = clfold.reduce(x, "sumsq", accuracy=accuracy)
+    assert got.dtype == result_dtype(dtype, "sumsq")
+    exact = float(sum(Fraction(float(v)) ** 2 for v in x.astype(np.float64)))
+    # docs/accuracy.md: a sum's bound over the squares, and u of each square for its rounding.
+    u = np.finfo(got.dtype).eps / 2
+    bound = (math.log2(max(n, 2)) + 5) * u * exact
+    assert abs(float(got) - exact) <= bound
+
+
+def test_sums_of_squares_refusals():
+    x = data(np.float32, 10)
+    with pytest.raises(clfold.Error, match="exact accuracy does not take sumsq"):
+        clfold.reduce(x, "sumsq", accuracy="exact")
+    with pytest.raises(clfold.Error, match="sumsq has no scan"):
+        clfold.scan(x, "sumsq")
+    assert "sumsq" in clfold.REDUCE_OPS and "sumsq" not in clfold.OPS
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -356,6 +389,8 @@ def numpy_along(x, op, axis):
     wide = result_dtype(x.dtype, op)
     if op == "sum":
         return np.sum(x, axis=axis, dtype=wide if wide.kind in "iu" else np.float64)
+    if op == "sumsq":
+        return numpy_sumsq(x, axis)
     if op == "prod":
         return np.prod(x, axis=axis, dtype=wide if wide.kind in "iu" else np.float64)
     ufunc = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
@@ -370,13 +405,16 @@ def assert_along(x, op, axis, **options):
     want = numpy_along(x, op, axis)
     assert np.shape(got) == np.shape(want), (x.shape, axis)
     assert got.dtype == (np.dtype(np.int64) if op.startswith("arg") else result_dtype(x.dtype, op))
-    if x.dtype.kind != "f" or op not in ("sum", "prod"):
+    if x.dtype.kind != "f" or op not in ("sum", "prod", "sumsq"):
         assert np.array_equal(got, want, equal_nan=x.dtype.kind == "f"), (x.shape, axis)
         return
     length = x.size // max(np.size(want), 1)
-    magnitude = np.sum(np.abs(x.astype(np.float64)), axis=axis)
+    if op == "sumsq":  # the squares' sum's bound, and u of each square for its rounding
+        magnitude, levels = want, 5
+    else:
+        magnitude, levels = np.sum(np.abs(x.astype(np.float64)), axis=axis), 4
     u = np.finfo(got.dtype).eps / 2
-    bound = (math.log2(max(length, 2)) + 4) * u * magnitude
+    bound = (math.log2(max(length, 2)) + levels) * u * magnitude
     assert np.all(np.abs(np.asarray(got, np.float64) - want) <= bound), (x.shape, axis)
 
 
@@ -388,7 +426,8 @@ AXIS_CASES = [((301, 7), 0), ((301, 7), 1), ((3, 2001), 0), ((3, 2001), -1), ((1
 
 @pytest.mark.parametrize("dtype,op", [(np.int8, "sum"), (np.uint16, "max"), (np.int32, "xor"),
                                       (np.int64, "prod"), (np.float32, "sum"), (np.float64, "min"),
-                                      (np.float16, "sum")])
+                                      (np.float16, "sum"), (np.int16, "sumsq"),
+                                      (np.float32, "sumsq")])
 @pytest.mark.parametrize("shape,axis", AXIS_CASES)
 def test_axes_are_numpys(dtype, op, shape, axis):
     x = data(dtype, math.prod(shape)).reshape(shape)

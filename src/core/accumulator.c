@@ -42,6 +42,10 @@ clfold_status accumulator_choose(clfold_context *ctx, clfold_type type, clfold_o
                     "the atomic baseline adds in arrival order; exact sums need a tree path");
     if (kernel == CLFOLD_ATOMIC)
         return CLFOLD_SUCCESS;
+    if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && op_map_define(op) != NULL)
+        return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
+                    "the exact accuracy does not take %s: a square can lie below the least unit "
+                    "of the exact state (docs/accuracy.md)", clfold_op_name(op));
     if (ctx->accuracy == CLFOLD_ACCURACY_EXACT) {
         acc->exact = true;
         acc->exact_format = exact_format_of(result);

@@ -1,7 +1,8 @@
 /*
  * ops.c: the operators, one row each: the names users spell, NumPy's name,
- * the public flags, the OpenCL C define (defs.cl holds the matching
- * block), how two values fold, the identity and the result type. Every
+ * the public flags, the OpenCL C defines of the operator and of the map
+ * applied to each element (cl/core/defs.cl holds the matching blocks), how
+ * two values fold, the identity and the result type. Every
  * other list of operators (the runner's options and help, Python's, the
  * partials' checks, MPI's merge) is built from this table.
  */
@@ -30,6 +31,7 @@ enum op_result { RESULT_ELEMENT, RESULT_WIDE, RESULT_INDEX };
 struct op_row {
     clfold_op_info info;
     const char *define;
+    const char *map; /* the OpenCL C define of the map applied to each element; NULL: none */
     enum op_fold fold;
     enum op_identity identity;
     enum op_result result;
@@ -40,29 +42,31 @@ struct op_row {
 #define ARG (CLFOLD_OP_INDEX | CLFOLD_OP_NO_IDENTITY)
 
 static const struct op_row OPS[] = {
-    [CLFOLD_SUM] = {{"sum", "add", SCANS | CLFOLD_OP_ROUNDS}, "OP_SUM", FOLD_ADD, IDENTITY_ZERO,
+    [CLFOLD_SUM] = {{"sum", "add", SCANS | CLFOLD_OP_ROUNDS}, "OP_SUM", NULL, FOLD_ADD, IDENTITY_ZERO,
                     RESULT_WIDE},
-    [CLFOLD_PROD] = {{"prod", "multiply", SCANS | CLFOLD_OP_ROUNDS}, "OP_PROD", FOLD_MULTIPLY,
+    [CLFOLD_PROD] = {{"prod", "multiply", SCANS | CLFOLD_OP_ROUNDS}, "OP_PROD", NULL, FOLD_MULTIPLY,
                      IDENTITY_ONE, RESULT_WIDE},
-    [CLFOLD_MIN] = {{"min", "minimum", SCANS | CLFOLD_OP_NO_IDENTITY}, "OP_MIN", FOLD_LEAST,
+    [CLFOLD_MIN] = {{"min", "minimum", SCANS | CLFOLD_OP_NO_IDENTITY}, "OP_MIN", NULL, FOLD_LEAST,
                     IDENTITY_HIGHEST, RESULT_ELEMENT},
-    [CLFOLD_MAX] = {{"max", "maximum", SCANS | CLFOLD_OP_NO_IDENTITY}, "OP_MAX", FOLD_GREATEST,
+    [CLFOLD_MAX] = {{"max", "maximum", SCANS | CLFOLD_OP_NO_IDENTITY}, "OP_MAX", NULL, FOLD_GREATEST,
                     IDENTITY_LOWEST, RESULT_ELEMENT},
-    [CLFOLD_AND] = {{"and", "bitwise_and", BITWISE}, "OP_AND", FOLD_AND, IDENTITY_ALL_ONES,
+    [CLFOLD_AND] = {{"and", "bitwise_and", BITWISE}, "OP_AND", NULL, FOLD_AND, IDENTITY_ALL_ONES,
                     RESULT_ELEMENT},
-    [CLFOLD_OR] = {{"or", "bitwise_or", BITWISE}, "OP_OR", FOLD_OR, IDENTITY_ZERO, RESULT_ELEMENT},
-    [CLFOLD_XOR] = {{"xor", "bitwise_xor", BITWISE}, "OP_XOR", FOLD_XOR, IDENTITY_ZERO,
+    [CLFOLD_OR] = {{"or", "bitwise_or", BITWISE}, "OP_OR", NULL, FOLD_OR, IDENTITY_ZERO, RESULT_ELEMENT},
+    [CLFOLD_XOR] = {{"xor", "bitwise_xor", BITWISE}, "OP_XOR", NULL, FOLD_XOR, IDENTITY_ZERO,
                     RESULT_ELEMENT},
-    [CLFOLD_ARGMIN] = {{"argmin", "argmin", ARG}, "OP_ARGMIN", FOLD_ARG, IDENTITY_NONE,
+    [CLFOLD_ARGMIN] = {{"argmin", "argmin", ARG}, "OP_ARGMIN", NULL, FOLD_ARG, IDENTITY_NONE,
                        RESULT_INDEX},
-    [CLFOLD_ARGMAX] = {{"argmax", "argmax", ARG}, "OP_ARGMAX", FOLD_ARG, IDENTITY_NONE,
+    [CLFOLD_ARGMAX] = {{"argmax", "argmax", ARG}, "OP_ARGMAX", NULL, FOLD_ARG, IDENTITY_NONE,
                        RESULT_INDEX},
+    [CLFOLD_SUMSQ] = {{"sumsq", NULL, CLFOLD_OP_ROUNDS}, "OP_SUM", "MAP_SQUARE", FOLD_ADD,
+                      IDENTITY_ZERO, RESULT_WIDE},
 };
 
 #define N_OPS (sizeof OPS / sizeof OPS[0])
 
 /* A row for every value of clfold_op, and no gap (a gap's name would be NULL). */
-_Static_assert(N_OPS == (size_t)CLFOLD_ARGMAX + 1, "a row for every clfold_op");
+_Static_assert(N_OPS == (size_t)CLFOLD_SUMSQ + 1, "a row for every clfold_op");
 
 bool op_is_valid(clfold_op op) { return (unsigned)op < N_OPS; }
 
@@ -76,6 +80,10 @@ bool op_is_arg(clfold_op op) { return op_is_valid(op) && OPS[op].result == RESUL
 enum op_fold op_fold(clfold_op op) { return OPS[op].fold; }
 
 const char *op_define(clfold_op op) { return op_is_valid(op) ? OPS[op].define : NULL; }
+
+const char *op_map_define(clfold_op op) { return op_is_valid(op) ? OPS[op].map : NULL; }
+
+bool op_scans(clfold_op op) { return op_is_valid(op) && (OPS[op].info.flags & CLFOLD_OP_SCANS); }
 
 clfold_status accumulator_type(clfold_type type, clfold_op op, clfold_type *acc)
 {

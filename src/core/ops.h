@@ -33,7 +33,13 @@ clfold_status accumulator_type(clfold_type type, clfold_op op, clfold_type *acc)
 /* Writes the identity of `op` over values of type `acc` to `out`. */
 void identity_value(clfold_type acc, clfold_op op, void *out);
 
-/* The OpenCL C define that names the operator: "OP_SUM". */
+/* The OpenCL C define that names the operator's fold: "OP_SUM". */
 const char *op_define(clfold_op op);
+
+/* The OpenCL C define of the map applied to each element first ("MAP_SQUARE"); NULL: none. */
+const char *op_map_define(clfold_op op);
+
+/* Whether clfold_scan* takes it (CLFOLD_OP_SCANS). */
+bool op_scans(clfold_op op);
 
 #endif /* CLFOLD_OPS_H */

@@ -140,6 +140,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     const char *acc_name = NULL;
     buf[0] = '\0';
     bool ok = append(buf, cap, "-DOP=%s", op_define(config->op));
+    if (op_map_define(config->op) != NULL && !config->in_partials)
+        ok = ok && append(buf, cap, " -DMAP=%s", op_map_define(config->op));
     if (config->acc.arg)
         ok = ok && append_arg_flags(buf, cap, config, &acc_name);
     else if (config->acc.exact)
@@ -467,6 +469,6 @@ void program_cache_release(struct program_cache *cache)
 bool sums_small_integers(const struct build_config *config)
 {
     const struct type_info *in = type_info(config->in);
-    return op_fold(config->op) == FOLD_ADD && !config->in_partials && in->float_bits == 0 &&
-           in->size <= 2;
+    return op_fold(config->op) == FOLD_ADD && op_map_define(config->op) == NULL &&
+           !config->in_partials && in->float_bits == 0 && in->size <= 2;
 }

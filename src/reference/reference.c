@@ -153,13 +153,16 @@ clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clf
         result->i64 = arg_index(data, n, type, op);
         return CLFOLD_SUCCESS;
     }
+    bool adds = op == CLFOLD_SUM || op == CLFOLD_SUMSQ;
     if (is_float_type(type)) {
-        long double acc = op == CLFOLD_SUM ? 0.0L : op == CLFOLD_PROD ? 1.0L
+        long double acc = adds ? 0.0L : op == CLFOLD_PROD ? 1.0L
                         : op == CLFOLD_MIN ? INFINITY : -INFINITY;
         long exponent = 0; /* products: acc * 2^exponent, so that no partial product overflows */
         for (size_t i = 0; i < n; i++) {
             long double x = reference_element(data, i, type);
-            if (op == CLFOLD_SUM) {
+            if (op == CLFOLD_SUMSQ) /* exact for halves and floats; within 2^-64 for doubles */
+                x *= x;
+            if (adds) {
                 acc += x;
             } else if (op == CLFOLD_PROD) {
                 int k = 0;
@@ -168,12 +171,21 @@ clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clf
             } else {
                 acc = fold_min_max(acc, x, op);
             }
-            if (sum_abs != NULL && op == CLFOLD_SUM)
+            if (sum_abs != NULL && adds)
                 *sum_abs += fabsl(x);
         }
         if (op == CLFOLD_PROD) /* long double's range holds any float or double result */
             acc = ldexpl(acc, exponent < -20000 ? -20000 : exponent > 20000 ? 20000 : (int)exponent);
         store_float(result, acc, result_type);
+        return CLFOLD_SUCCESS;
+    }
+    if (op == CLFOLD_SUMSQ) { /* squares modulo 2^64, as the library's wrapping sums */
+        uint64_t squares = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = integer_element(data, i, type);
+            squares += x * x;
+        }
+        store_integer(result, squares, result_type);
         return CLFOLD_SUCCESS;
     }
     bool is_signed = is_signed_type(type);
@@ -225,7 +237,7 @@ clfold_status reference_sequential(const void *data, size_t n, clfold_type type,
     clfold_status status = clfold_result_type(type, op, &result_type);
     if (status != CLFOLD_SUCCESS || n == 0 || type == CLFOLD_HALF || type == CLFOLD_DOUBLE ||
         (type == CLFOLD_FLOAT && op != CLFOLD_SUM && op != CLFOLD_PROD) ||
-        op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX)
+        op == CLFOLD_ARGMIN || op == CLFOLD_ARGMAX || op == CLFOLD_SUMSQ)
         return reference_reduce(data, n, type, op, result, NULL); /* no faster loop needed */
     memset(result, 0, sizeof *result);
     switch (type) {
@@ -259,16 +271,18 @@ long double reference_tolerance(clfold_type type, clfold_op op, clfold_accuracy 
     if (op == CLFOLD_PROD) /* and half the smallest subnormal, for a result that is one */
         return ((long double)n + 1) * u * fabsl(exact) +
                ldexpl(1, result == CLFOLD_DOUBLE ? -1075 : -150);
+    /* Sums of squares: each square rounds once more, u times itself, which sum_abs holds. */
+    long double squares = op == CLFOLD_SUMSQ ? u * sum_abs : 0;
     if (sequential)
-        return ((long double)n + 1) * u * sum_abs;
+        return ((long double)n + 1) * u * sum_abs + squares;
     if (accuracy == CLFOLD_ACCURACY_EXACT) /* half an ulp, and the long double reference's own error */
-        return u * fabsl(exact) / 2 + ((long double)n + 1) * ldexpl(1, -64) * sum_abs;
+        return u * fabsl(exact) / 2 + ((long double)n + 1) * ldexpl(1, -64) * sum_abs + squares;
     if (accuracy == CLFOLD_ACCURACY_COMPENSATED)
         return 2 * u * fabsl(exact) +
-               ((levels + 2) * (levels + 2) + (long double)n / 8192) * u * u * sum_abs;
+               ((levels + 2) * (levels + 2) + (long double)n / 8192) * u * u * sum_abs + squares;
     if (accuracy == CLFOLD_ACCURACY_FP64 && result == CLFOLD_FLOAT)
-        return u * fabsl(exact) + (levels + 4) * ldexpl(1, -53) * sum_abs;
-    return (levels + 4) * u * sum_abs;
+        return u * fabsl(exact) + (levels + 4) * ldexpl(1, -53) * sum_abs + squares;
+    return (levels + 4) * u * sum_abs + squares;
 }
 
 /* ---- scans ----------------------------------------------------------------- */

@@ -13,7 +13,7 @@
 #include "host_input.h"
 #include "scan_path.h"
 
-/* The checks of check_request, and what scans refuse besides: arg-reductions, exact sums. */
+/* The checks of check_request, and what scans refuse besides: operators without one, exact sums. */
 static clfold_status check_scan_request(clfold_context *ctx, clfold_type type, clfold_op op)
 {
     clfold_status status = check_request(ctx, type, op);
@@ -23,6 +23,8 @@ static clfold_status check_scan_request(clfold_context *ctx, clfold_type type, c
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
                     "%s has no scan: a running index of the extreme has no NumPy counterpart",
                     clfold_op_name(op));
+    if (!op_scans(op))
+        return fail(ctx, CLFOLD_ERROR_UNSUPPORTED, "%s has no scan", clfold_op_name(op));
     if (ctx->accuracy == CLFOLD_ACCURACY_EXACT && op_fold(op) == FOLD_ADD &&
         type_info(type)->float_bits != 0)
         return fail(ctx, CLFOLD_ERROR_UNSUPPORTED,
