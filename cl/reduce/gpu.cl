@@ -218,36 +218,50 @@ inline double add_halves(double sum, __global const IN_T *in, size_t element)
 /* Shuffles need whole warps: groups of 64 or more. */
 #define GROUP_SHUFFLE (WARP_SHUFFLE && BLOCK_SIZE >= 64)
 
-#if GROUP_SHUFFLE
 /*
- * Work-item 0 gets the group's value: warps fold (defs.cl's warp_reduce),
- * then warp 0 folds their results.
+ * GROUP_REDUCE(name, T, warp_merge, identity, tree) defines
+ * T name(T value, __local T *scratch): work-item 0 gets the merge of the
+ * group's values, in one order for every value type. With shuffles, each
+ * warp merges its 32 values (warp_merge, which leaves the merge in lane 0),
+ * lane 0 leaves it in scratch[warp], and warp 0 merges those, its lanes past
+ * the last warp holding identity. Without, each work-item leaves its value
+ * in scratch[tid], and `tree`, an expression of scratch and tid, merges
+ * scratch[0 .. BLOCK_SIZE) in local memory and gives work-item 0 the merge.
+ * scratch holds GROUP_VALUES values (below).
  */
-inline ACC_T group_fold(ACC_T value, __local ACC_T *scratch)
-{
-    const uint tid = get_local_id(0), lane = tid % 32, warp = tid / 32;
-    value = warp_reduce(value);
-    if (lane == 0)
-        scratch[warp] = value;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    value = IDENTITY;
-    if (warp == 0) {
-        if (lane < BLOCK_SIZE / 32)
-            value = scratch[lane];
-        value = warp_reduce(value);
+#if GROUP_SHUFFLE
+#define GROUP_REDUCE(name, T, warp_merge, identity, tree)                       \
+    inline T name(T value, __local T *scratch)                                  \
+    {                                                                           \
+        const uint tid = get_local_id(0), lane = tid % 32, warp = tid / 32;     \
+        value = warp_merge(value);                                              \
+        if (lane == 0)                                                          \
+            scratch[warp] = value;                                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                           \
+        value = identity;                                                       \
+        if (warp == 0) {                                                        \
+            if (lane < BLOCK_SIZE / 32)                                         \
+                value = scratch[lane];                                          \
+            value = warp_merge(value);                                          \
+        }                                                                       \
+        return value;                                                           \
     }
-    return value;
-}
 #else
-/* Work-item 0 gets the group's value: the unrolled tree of K6. */
-inline ACC_T group_fold(ACC_T value, __local ACC_T *scratch)
-{
-    const uint tid = get_local_id(0);
-    scratch[tid] = value;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return fold_tree(scratch, tid, BLOCK_SIZE);
-}
+#define GROUP_REDUCE(name, T, warp_merge, identity, tree)                       \
+    inline T name(T value, __local T *scratch)                                  \
+    {                                                                           \
+        const uint tid = get_local_id(0);                                       \
+        scratch[tid] = value;                                                   \
+        barrier(CLK_LOCAL_MEM_FENCE);                                           \
+        return tree;                                                            \
+    }
 #endif
+
+/*
+ * Work-item 0 gets the group's value: warps fold with defs.cl's
+ * warp_reduce, or, without shuffles, K6's unrolled tree (fold_tree).
+ */
+GROUP_REDUCE(group_fold, ACC_T, warp_reduce, IDENTITY, fold_tree(scratch, tid, BLOCK_SIZE))
 
 /*
  * This work-item's share of in[offset .. offset + n): its vectors, UNROLL
@@ -386,30 +400,13 @@ inline run_sums_t warp_merge_sums(run_sums_t sums)
     }
     return sums;
 }
-
-/* Work-item 0 gets the group's sums: as group_fold does with values. */
-inline run_sums_t group_merge_sums(run_sums_t sums, __local run_sums_t *scratch)
-{
-    const uint tid = get_local_id(0), lane = tid % 32, warp = tid / 32;
-    sums = warp_merge_sums(sums);
-    if (lane == 0)
-        scratch[warp] = sums;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    sums = sums_identity();
-    if (warp == 0) {
-        if (lane < BLOCK_SIZE / 32)
-            sums = scratch[lane];
-        sums = warp_merge_sums(sums);
-    }
-    return sums;
-}
 #else
-/* Work-item 0 gets the group's sums: a tree in local memory. */
-inline run_sums_t group_merge_sums(run_sums_t sums, __local run_sums_t *scratch)
+/*
+ * scratch[0 .. BLOCK_SIZE) merged level by level down to one, a barrier
+ * after each; work-item 0 gets the merge.
+ */
+inline run_sums_t sums_tree(__local run_sums_t *scratch, uint tid)
 {
-    const uint tid = get_local_id(0);
-    scratch[tid] = sums;
-    barrier(CLK_LOCAL_MEM_FENCE);
     for (uint s = BLOCK_SIZE / 2; s > 0; s >>= 1) {
         if (tid < s)
             scratch[tid] = sums_merge(scratch[tid], scratch[tid + s]);
@@ -418,6 +415,10 @@ inline run_sums_t group_merge_sums(run_sums_t sums, __local run_sums_t *scratch)
     return scratch[0];
 }
 #endif
+
+/* Work-item 0 gets the group's sums: as group_fold does with values. */
+GROUP_REDUCE(group_merge_sums, run_sums_t, warp_merge_sums, sums_identity(),
+             sums_tree(scratch, tid))
 #endif
 
 /*

@@ -19,12 +19,6 @@
 #define MAX_PLATFORMS 16
 #define MAX_DEVICES 64
 
-/* What clfold does with half data on the device: converts it, or has fp16 arithmetic too. */
-static const char *half_support(const struct device_summary *s)
-{
-    return s->fp16 ? "arithmetic" : "storage";
-}
-
 static void print_table_row(const char *index, const struct device_summary *s)
 {
     printf("%-5s %-40.40s %-24.24s %-4s %4u %9.1f %9.1f %6zu  %-18.18s %-6s %s\n", index, s->name,
@@ -35,21 +29,9 @@ static void print_table_row(const char *index, const struct device_summary *s)
 
 static void print_json_entry(const char *index, const struct device_summary *s, int first)
 {
-    printf("%s\n  {\"index\": \"%s\", \"name\": ", first ? "" : ",", index);
-    json_string(stdout, s->name);
-    printf(", \"vendor\": ");
-    json_string(stdout, s->vendor);
-    printf(", \"platform\": ");
-    json_string(stdout, s->platform);
-    printf(", \"driver\": ");
-    json_string(stdout, s->driver);
-    printf(", \"type\": \"%s\", \"compute_units\": %u, \"global_mem_bytes\": %llu, "
-           "\"local_mem_bytes\": %llu, \"max_work_group_size\": %zu, \"opencl_c_version\": ",
-           s->type, s->compute_units, (unsigned long long)s->global_mem,
-           (unsigned long long)s->local_mem, s->max_work_group);
-    json_string(stdout, s->c_version);
-    printf(", \"fp64\": %s, \"fp16\": %s, \"half\": \"%s\"}", s->fp64 ? "true" : "false",
-           s->fp16 ? "true" : "false", half_support(s));
+    printf("%s\n  {\"index\": \"%s\", ", first ? "" : ",", index);
+    json_device_members(stdout, s);
+    printf("}");
 }
 
 int command_devices(const struct cli_args *args)

@@ -125,15 +125,37 @@ void describe_device(cl_device_id device, struct device_summary *s)
     s->fp16 = has_extension(device, "cl_khr_fp16");
 }
 
+const char *half_support(const struct device_summary *s)
+{
+    return s->fp16 ? "arithmetic" : "storage";
+}
+
+void json_device_members(FILE *out, const struct device_summary *s)
+{
+    const struct {
+        const char *key, *value;
+    } strings[] = {{"name", s->name},
+                   {"vendor", s->vendor},
+                   {"platform", s->platform},
+                   {"driver", s->driver},
+                   {"opencl_version", s->device_version},
+                   {"opencl_c_version", s->c_version}};
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
+        fprintf(out, "%s\"%s\": ", i > 0 ? ", " : "", strings[i].key);
+        json_string(out, strings[i].value);
+    }
+    fprintf(out,
+            ", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
+            "\"global_mem_bytes\": %llu, \"local_mem_bytes\": %llu, \"max_work_group_size\": %zu, "
+            "\"fp64\": %s, \"fp16\": %s, \"half\": \"%s\"",
+            s->type, s->compute_units, s->max_clock_mhz, (unsigned long long)s->global_mem,
+            (unsigned long long)s->local_mem, s->max_work_group, s->fp64 ? "true" : "false",
+            s->fp16 ? "true" : "false", half_support(s));
+}
+
 void json_device(FILE *out, const struct device_summary *s)
 {
-    fputs("{\"name\": ", out);
-    json_string(out, s->name);
-    fputs(", \"vendor\": ", out);
-    json_string(out, s->vendor);
-    fputs(", \"driver\": ", out);
-    json_string(out, s->driver);
-    fputs(", \"platform\": ", out);
-    json_string(out, s->platform);
-    fprintf(out, ", \"type\": \"%s\", \"compute_units\": %u}", s->type, s->compute_units);
+    fputc('{', out);
+    json_device_members(out, s);
+    fputc('}', out);
 }

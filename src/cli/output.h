@@ -57,7 +57,20 @@ struct device_summary {
 
 void describe_device(cl_device_id device, struct device_summary *summary);
 
-/* The "device" object of the runner's JSON output. */
+/* What clfold does with half data on the device: "storage" (converts it) or "arithmetic" (fp16). */
+const char *half_support(const struct device_summary *summary);
+
+/*
+ * Writes the members that describe a device, for a JSON object whose braces
+ * and other members the caller writes: name, vendor, platform, driver,
+ * opencl_version, opencl_c_version, type, compute_units, max_clock_mhz,
+ * global_mem_bytes, local_mem_bytes, max_work_group_size, fp64, fp16 and
+ * half. The one description of a device in the runner's JSON: `clfold
+ * devices`, the bench's document and json_device all write it.
+ */
+void json_device_members(FILE *out, const struct device_summary *summary);
+
+/* The "device" object of the runner's JSON output: json_device_members in braces. */
 void json_device(FILE *out, const struct device_summary *summary);
 
 #endif /* CLFOLD_CLI_OUTPUT_H */

@@ -9,9 +9,9 @@
 #include "ops.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <strings.h>
 
 #include "types.h"
 
@@ -175,13 +175,11 @@ const char *clfold_op_name(clfold_op op) { return op_is_valid(op) ? OPS[op].info
 
 clfold_status clfold_op_from_name(const char *name, clfold_op *op)
 {
+    int index = name_index(name, OPS, N_OPS, sizeof OPS[0], offsetof(struct op_row, info.name));
     if (op == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
-    for (size_t i = 0; name != NULL && i < N_OPS; i++) {
-        if (strcasecmp(name, OPS[i].info.name) == 0) {
-            *op = (clfold_op)i;
-            return CLFOLD_SUCCESS;
-        }
-    }
-    return CLFOLD_ERROR_INVALID_OP;
+    if (index < 0)
+        return CLFOLD_ERROR_INVALID_OP;
+    *op = (clfold_op)index;
+    return CLFOLD_SUCCESS;
 }

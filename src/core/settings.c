@@ -9,14 +9,15 @@
 #include "settings.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "device.h"
+#include "types.h"
 
 #define AUTO CLFOLD_PARAM_AUTO
 #define MAX_2_20 ((int64_t)1 << 20)
@@ -314,13 +315,12 @@ const char *clfold_param_name(clfold_param param)
 
 clfold_status clfold_param_from_name(const char *name, clfold_param *param)
 {
+    int index = name_index(name, PARAMS, PARAM_COUNT, sizeof PARAMS[0],
+                           offsetof(struct param_row, info.name));
     if (param == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
-    for (int i = 0; name != NULL && i < PARAM_COUNT; i++) {
-        if (strcasecmp(name, PARAMS[i].info.name) == 0) {
-            *param = (clfold_param)i;
-            return CLFOLD_SUCCESS;
-        }
-    }
-    return CLFOLD_ERROR_INVALID_PARAM;
+    if (index < 0)
+        return CLFOLD_ERROR_INVALID_PARAM;
+    *param = (clfold_param)index;
+    return CLFOLD_SUCCESS;
 }

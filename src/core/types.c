@@ -1,11 +1,12 @@
 /*
  * types.c: element types (their names, OpenCL C spelling, sizes and
- * widening), and the names of kernels and accuracies. Adding a type is
- * adding a row here; operators have their own table (ops.c).
+ * widening), the names of kernels and accuracies, and name_index, the
+ * lookup by name that every table of names uses. Adding a type is adding a
+ * row here; operators have their own table (ops.c).
  */
 #include "types.h"
 
-#include <string.h>
+#include <stddef.h>
 #include <strings.h>
 
 static const struct type_info TYPES[] = {
@@ -67,31 +68,33 @@ const char *clfold_scan_kernel_name(clfold_scan_kernel kernel)
     return (unsigned)kernel < N_SCAN_KERNELS ? SCAN_KERNEL_NAMES[kernel] : NULL;
 }
 
-/* Index of `name` in `names`, case-insensitively; -1 if absent. */
-static int find_name(const char *name, const char *const *names, size_t count)
+int name_index(const char *name, const void *table, size_t count, size_t stride, size_t offset)
 {
-    for (size_t i = 0; name != NULL && i < count; i++)
-        if (names[i] != NULL && strcasecmp(name, names[i]) == 0)
+    for (size_t i = 0; name != NULL && i < count; i++) {
+        const char *row_name = *(const char *const *)((const char *)table + i * stride + offset);
+        if (row_name != NULL && strcasecmp(name, row_name) == 0)
             return (int)i;
+    }
     return -1;
 }
 
+/* name_index over an array of names. */
+#define NAMES_INDEX(name, names, count) name_index((name), (names), (count), sizeof(names)[0], 0)
+
 clfold_status clfold_type_from_name(const char *name, clfold_type *type)
 {
+    int index = name_index(name, TYPES, N_TYPES, sizeof TYPES[0], offsetof(struct type_info, name));
     if (type == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
-    for (size_t i = 0; name != NULL && i < N_TYPES; i++) {
-        if (strcasecmp(name, TYPES[i].name) == 0) {
-            *type = (clfold_type)i;
-            return CLFOLD_SUCCESS;
-        }
-    }
-    return CLFOLD_ERROR_INVALID_TYPE;
+    if (index < 0)
+        return CLFOLD_ERROR_INVALID_TYPE;
+    *type = (clfold_type)index;
+    return CLFOLD_SUCCESS;
 }
 
 clfold_status clfold_kernel_from_name(const char *name, clfold_kernel *kernel)
 {
-    int index = find_name(name, KERNEL_NAMES, N_KERNELS);
+    int index = NAMES_INDEX(name, KERNEL_NAMES, N_KERNELS);
     if (kernel == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     if (index < 0)
@@ -102,7 +105,7 @@ clfold_status clfold_kernel_from_name(const char *name, clfold_kernel *kernel)
 
 clfold_status clfold_scan_kernel_from_name(const char *name, clfold_scan_kernel *kernel)
 {
-    int index = find_name(name, SCAN_KERNEL_NAMES, N_SCAN_KERNELS);
+    int index = NAMES_INDEX(name, SCAN_KERNEL_NAMES, N_SCAN_KERNELS);
     if (kernel == NULL)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     if (index < 0)
@@ -118,7 +121,7 @@ const char *clfold_accuracy_name(clfold_accuracy accuracy)
 
 clfold_status clfold_accuracy_from_name(const char *name, clfold_accuracy *accuracy)
 {
-    int index = find_name(name, ACCURACY_NAMES, N_ACCURACIES);
+    int index = NAMES_INDEX(name, ACCURACY_NAMES, N_ACCURACIES);
     if (accuracy == NULL || index < 0)
         return CLFOLD_ERROR_INVALID_ARGUMENT;
     *accuracy = (clfold_accuracy)index;

@@ -7,6 +7,7 @@
 #define CLFOLD_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "clfold.h"
 
@@ -24,5 +25,15 @@ struct type_info {
 
 /* NULL for a value that is not a clfold_type. */
 const struct type_info *type_info(clfold_type type);
+
+/*
+ * The index of the row of `table` (count rows of `stride` bytes) whose name,
+ * the string at byte `offset` of each row, is `name`, compared
+ * case-insensitively; -1 where none is, or name is NULL. A row whose name is
+ * NULL matches nothing. The one lookup behind every *_from_name: types,
+ * kernels and accuracies (types.c), operators (ops.c), parameters
+ * (settings.c).
+ */
+int name_index(const char *name, const void *table, size_t count, size_t stride, size_t offset);
 
 #endif /* CLFOLD_TYPES_H */

@@ -115,53 +115,36 @@ static clfold_status make_direct(clfold_context *ctx)
     cl_int err = CL_SUCCESS;
     bool nvidia = ctx->caps.create_buffer_nv != NULL;
     landing->direct_for = ctx->settings.host_result;
-    if (ctx->settings.host_result == 0 || (!nvidia && ctx->settings.host_result != 1)) {
-        landing->direct_tried = true;
-        return CLFOLD_SUCCESS;
-    }
+    landing->direct_tried = true; /* decided, unless this call fails (cleanup) */
+    if (ctx->settings.host_result == 0 || (!nvidia && ctx->settings.host_result != 1))
+        goto cleanup; /* not asked for */
     if (nvidia)
         landing->direct = ctx->caps.create_buffer_nv(ctx->cl, flags, CL_MEM_LOCATION_HOST_NV,
                                                      ACCUMULATOR_MAX_BYTES, NULL, &err);
     else
         landing->direct = clCreateBuffer(ctx->cl, flags, ACCUMULATOR_MAX_BYTES, NULL, &err);
-    if (err == CL_INVALID_VALUE) {
-        landing->direct_tried = true;
-        return CLFOLD_SUCCESS;
-    }
+    if (err == CL_INVALID_VALUE)
+        goto cleanup; /* the driver refuses the flags */
     CHECK_CL(err, nvidia ? "clCreateBufferNV (result in host memory)"
                          : "clCreateBuffer (result in host memory)");
     landing->direct_host = clEnqueueMapBuffer(ctx->queue, landing->direct, CL_TRUE,
                                               CL_MAP_READ | CL_MAP_WRITE, 0, ACCUMULATOR_MAX_BYTES,
                                               0, NULL, NULL, &err);
     CHECK_CL(err, "clEnqueueMapBuffer (result in host memory)");
-    landing->direct_tried = true;
 cleanup:
-    if (status != CLFOLD_SUCCESS)
+    if (status != CLFOLD_SUCCESS) {
         release_mapped(ctx, &landing->direct, &landing->direct_host);
+        landing->direct_tried = false; /* the next call tries again */
+    }
     return status;
 }
 
-clfold_status landing_prepare(clfold_context *ctx)
+/* The device buffer that kernels write the value to, and the mapped pinned buffer it is read into. */
+static clfold_status make_pinned(clfold_context *ctx)
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct landing *landing = ctx->landing;
     cl_int err;
-    if (landing == NULL) {
-        /* Registered before the landing is made: its release takes a context with none. */
-        CHECK(context_on_release(ctx, landing_release));
-        landing = ctx->landing = calloc(1, sizeof *landing);
-        if (landing == NULL)
-            FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the result's landing");
-    }
-    /* A changed host_result decides again: the buffer goes, or another is tried. */
-    if (landing->direct_tried && landing->direct_for != ctx->settings.host_result) {
-        release_mapped(ctx, &landing->direct, &landing->direct_host);
-        landing->direct_tried = false;
-    }
-    if (!landing->direct_tried)
-        CHECK(make_direct(ctx));
-    if (landing->pinned_host != NULL)
-        return CLFOLD_SUCCESS;
     if (landing->device == NULL) {
         landing->device = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, ACCUMULATOR_MAX_BYTES, NULL,
                                          &err);
@@ -176,6 +159,30 @@ clfold_status landing_prepare(clfold_context *ctx)
                                               CL_MAP_READ | CL_MAP_WRITE, 0,
                                               ACCUMULATOR_MAX_BYTES, 0, NULL, NULL, &err);
     CHECK_CL(err, "clEnqueueMapBuffer (pinned result)");
+cleanup:
+    return status;
+}
+
+clfold_status landing_prepare(clfold_context *ctx)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    struct landing *landing = ctx->landing;
+    if (landing == NULL) {
+        /* Registered before the landing is made: its release takes a context with none. */
+        CHECK(context_on_release(ctx, landing_release));
+        landing = ctx->landing = calloc(1, sizeof *landing);
+        if (landing == NULL)
+            FAIL(CLFOLD_ERROR_OUT_OF_HOST_MEMORY, "no memory for the result's landing");
+    }
+    /* A changed host_result decides again: the buffer goes, or another is tried. */
+    if (landing->direct_tried && landing->direct_for != ctx->settings.host_result) {
+        release_mapped(ctx, &landing->direct, &landing->direct_host);
+        landing->direct_tried = false;
+    }
+    if (!landing->direct_tried)
+        CHECK(make_direct(ctx));
+    if (landing->pinned_host == NULL)
+        CHECK(make_pinned(ctx));
 cleanup:
     return status;
 }
@@ -233,7 +240,7 @@ static clfold_status wait_direct(clfold_context *ctx, size_t bytes, void *value)
             for (size_t w = 0; w < count; w++)
                 seen[w] = words[w];
             memcpy(value, seen, bytes);
-            return CLFOLD_SUCCESS;
+            goto cleanup; /* landed */
         }
     }
     CHECK_CL(clFinish(ctx->queue), "clFinish");
@@ -250,12 +257,11 @@ cleanup:
     return status;
 }
 
-clfold_status landing_wait(clfold_context *ctx, bool direct, size_t bytes, void *value)
+/* The value of a landing in the device buffer: read into the pinned buffer. */
+static clfold_status wait_device(clfold_context *ctx, size_t bytes, void *value)
 {
     clfold_status status = CLFOLD_SUCCESS;
     struct landing *landing = ctx->landing;
-    if (direct)
-        return wait_direct(ctx, bytes, value);
     CHECK_CL(clEnqueueReadBuffer(ctx->queue, landing->device, CL_FALSE, 0, bytes,
                                  landing->pinned_host, 0, NULL, NULL),
              "clEnqueueReadBuffer (result)");
@@ -263,4 +269,9 @@ clfold_status landing_wait(clfold_context *ctx, bool direct, size_t bytes, void 
     memcpy(value, landing->pinned_host, bytes);
 cleanup:
     return status;
+}
+
+clfold_status landing_wait(clfold_context *ctx, bool direct, size_t bytes, void *value)
+{
+    return direct ? wait_direct(ctx, bytes, value) : wait_device(ctx, bytes, value);
 }

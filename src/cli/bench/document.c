@@ -71,27 +71,13 @@ static void utc_now(char *buf, size_t cap)
 
 static void print_device_fields(const struct bench_device *device)
 {
-    const struct device_summary *s = &device->summary;
     printf("\"index\": ");
     json_string(stdout, device->index);
     printf(", \"selector\": ");
     json_string(stdout, device->selector);
-    printf(", \"name\": ");
-    json_string(stdout, s->name);
-    printf(", \"vendor\": ");
-    json_string(stdout, s->vendor);
-    printf(", \"platform\": ");
-    json_string(stdout, s->platform);
-    printf(", \"driver\": ");
-    json_string(stdout, s->driver);
-    printf(", \"opencl_version\": ");
-    json_string(stdout, s->device_version);
-    printf(", \"opencl_c_version\": ");
-    json_string(stdout, s->c_version);
-    printf(", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
-           "\"global_mem_bytes\": %llu, \"local_mem_bytes\": %llu, \"error\": ",
-           s->type, s->compute_units, s->max_clock_mhz, (unsigned long long)s->global_mem,
-           (unsigned long long)s->local_mem);
+    printf(", ");
+    json_device_members(stdout, &device->summary);
+    printf(", \"error\": ");
     if (device->failure[0] != '\0')
         json_string(stdout, device->failure);
     else
