@@ -1,11 +1,32 @@
 /*
- * launch.c: what the launches of every reduction and scan share: the log
- * of one operation's commands (its wait list, the events it keeps) and
- * the run that clfold_last_run reports from it.
+ * launch.c: what the launches of every reduction and scan share: their
+ * arguments bound by name, the log of one operation's commands (its wait
+ * list, the events it keeps) and the run that clfold_last_run reports from
+ * it.
  */
 #include "launch.h"
 
+#include <string.h>
+
 size_t divide_up(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+clfold_status kernel_arg(clfold_context *ctx, cl_kernel kernel, const char *const *params,
+                         const char *name, size_t size, const void *value)
+{
+    clfold_status status = CLFOLD_SUCCESS;
+    cl_uint index = 0;
+    while (params[index] != NULL && strcmp(params[index], name) != 0)
+        index++;
+    if (params[index] == NULL)
+        FAIL(CLFOLD_ERROR_INVALID_ARGUMENT, "a kernel whose parameters start with %s has no %s",
+             params[0], name);
+    cl_int err = clSetKernelArg(kernel, index, size, value);
+    if (err != CL_SUCCESS)
+        FAIL((clfold_status)err, "clSetKernelArg(%s) failed: %s", name,
+             clfold_status_string((clfold_status)err));
+cleanup:
+    return status;
+}
 
 void take_waits(struct pass_log *log, cl_uint *waits, const cl_event **wait_list)
 {

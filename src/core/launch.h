@@ -38,4 +38,17 @@ void add_run(clfold_run_info *info, const clfold_context *ctx, const struct pass
 
 size_t divide_up(size_t a, size_t b);
 
+/*
+ * A kernel's parameters by name, in the order its .cl file declares them,
+ * NULL-terminated: the one place on the host where that order is written.
+ * Launches bind their arguments by name through it (kernel_arg), so that a
+ * parameter added to a kernel (a second input) is a name in its list, not a
+ * renumbering of every call.
+ */
+typedef const char *const kernel_params[];
+
+/* Binds the argument `name` of `kernel`, whose parameters `params` lists. */
+clfold_status kernel_arg(clfold_context *ctx, cl_kernel kernel, const char *const *params,
+                         const char *name, size_t size, const void *value);
+
 #endif /* CLFOLD_LAUNCH_H */

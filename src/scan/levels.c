@@ -83,21 +83,38 @@ cleanup:
     return status;
 }
 
-/* Arguments 0..6, the same for both kernels: in, offset, n, out, out_at, run, local values. */
-static clfold_status bind_level(clfold_context *ctx, cl_kernel kernel, const struct scan_job *job,
+/*
+ * Every scan path's kernels take common.cl's parameters: a totals kernel,
+ * a scan kernel, and the one-launch scan, which adds its board.
+ */
+#define TILE_PARAMS "in", "offset", "n"
+#define SCAN_PARAMS                                                                              \
+    TILE_PARAMS, "out", "out_at", "run", "buf", "finish", "mode", "seeds", "seeds_at", "seeded", \
+        "carry", "carry_at", "keep_carry"
+static kernel_params TOTALS_KERNEL = {TILE_PARAMS, "totals", "totals_at", "run", "buf", NULL};
+static kernel_params SCAN_KERNEL = {SCAN_PARAMS, NULL};
+static kernel_params LOOKBACK_KERNEL = {SCAN_PARAMS, "board", NULL};
+
+/*
+ * What both kernels of a level take: its elements, the run and local
+ * values, and where their values go: `out` and `out_at` (the totals
+ * kernel's `totals` and `totals_at`), the parameters named `to` and `to_at`.
+ */
+static clfold_status bind_level(clfold_context *ctx, cl_kernel kernel, const char *const *params,
+                                const char *to, const char *to_at, const struct scan_job *job,
                                 const struct level *level, cl_mem out, size_t out_at)
 {
     clfold_status status = CLFOLD_SUCCESS;
     cl_ulong offset = level->offset, n = level->count, at = out_at;
     cl_ulong run = cpu_chunk(job, level->count);
     size_t local = scan_local_values(job) * accumulator_size(&level->config.acc);
-    CHECK_CL(clSetKernelArg(kernel, 0, sizeof level->in, &level->in), "clSetKernelArg(in)");
-    CHECK_CL(clSetKernelArg(kernel, 1, sizeof offset, &offset), "clSetKernelArg(offset)");
-    CHECK_CL(clSetKernelArg(kernel, 2, sizeof n, &n), "clSetKernelArg(n)");
-    CHECK_CL(clSetKernelArg(kernel, 3, sizeof out, &out), "clSetKernelArg(out)");
-    CHECK_CL(clSetKernelArg(kernel, 4, sizeof at, &at), "clSetKernelArg(out_at)");
-    CHECK_CL(clSetKernelArg(kernel, 5, sizeof run, &run), "clSetKernelArg(run)");
-    CHECK_CL(clSetKernelArg(kernel, 6, local, NULL), "clSetKernelArg(local)");
+    CHECK(kernel_arg(ctx, kernel, params, "in", sizeof level->in, &level->in));
+    CHECK(kernel_arg(ctx, kernel, params, "offset", sizeof offset, &offset));
+    CHECK(kernel_arg(ctx, kernel, params, "n", sizeof n, &n));
+    CHECK(kernel_arg(ctx, kernel, params, to, sizeof out, &out));
+    CHECK(kernel_arg(ctx, kernel, params, to_at, sizeof at, &at));
+    CHECK(kernel_arg(ctx, kernel, params, "run", sizeof run, &run));
+    CHECK(kernel_arg(ctx, kernel, params, "buf", local, NULL));
 cleanup:
     return status;
 }
@@ -116,7 +133,7 @@ static clfold_status enqueue_totals(clfold_context *ctx, const struct scan_job *
     clfold_status status = CLFOLD_SUCCESS;
     cl_kernel kernel = NULL;
     CHECK(program_kernel(ctx, &level->config, job->path->totals_entry, &kernel));
-    CHECK(bind_level(ctx, kernel, job, level, totals, at));
+    CHECK(bind_level(ctx, kernel, TOTALS_KERNEL, "totals", "totals_at", job, level, totals, at));
     CHECK(enqueue(ctx, kernel, job->path->totals_entry, divide_up(tiles, job->tiles_per_group),
                   job->block, false, log));
     log->bytes_read += (uint64_t)level->count * input_bytes(level);
@@ -150,18 +167,19 @@ static clfold_status enqueue_scan(clfold_context *ctx, const struct scan_job *jo
                  : level->from_start ? SCAN_EXCLUSIVE_FROM_START : SCAN_EXCLUSIVE;
     cl_ulong at = seeds->at, keep_at = seeds->keep_at;
     const char *entry = board != NULL ? job->path->lookback_entry : job->path->scan_entry;
+    const char *const *params = board != NULL ? LOOKBACK_KERNEL : SCAN_KERNEL;
     CHECK(program_kernel(ctx, &level->config, entry, &kernel));
     if (board != NULL)
-        CHECK_CL(clSetKernelArg(kernel, 15, sizeof board, &board), "clSetKernelArg(board)");
-    CHECK(bind_level(ctx, kernel, job, level, level->out, level->out_at));
-    CHECK_CL(clSetKernelArg(kernel, 7, sizeof finish, &finish), "clSetKernelArg(finish)");
-    CHECK_CL(clSetKernelArg(kernel, 8, sizeof mode, &mode), "clSetKernelArg(mode)");
-    CHECK_CL(clSetKernelArg(kernel, 9, sizeof seeds->buffer, &seeds->buffer), "clSetKernelArg(seeds)");
-    CHECK_CL(clSetKernelArg(kernel, 10, sizeof at, &at), "clSetKernelArg(seeds_at)");
-    CHECK_CL(clSetKernelArg(kernel, 11, sizeof seeded, &seeded), "clSetKernelArg(seeded)");
-    CHECK_CL(clSetKernelArg(kernel, 12, sizeof seeds->buffer, &seeds->buffer), "clSetKernelArg(carry)");
-    CHECK_CL(clSetKernelArg(kernel, 13, sizeof keep_at, &keep_at), "clSetKernelArg(carry_at)");
-    CHECK_CL(clSetKernelArg(kernel, 14, sizeof keep, &keep), "clSetKernelArg(keep_carry)");
+        CHECK(kernel_arg(ctx, kernel, params, "board", sizeof board, &board));
+    CHECK(bind_level(ctx, kernel, params, "out", "out_at", job, level, level->out, level->out_at));
+    CHECK(kernel_arg(ctx, kernel, params, "finish", sizeof finish, &finish));
+    CHECK(kernel_arg(ctx, kernel, params, "mode", sizeof mode, &mode));
+    CHECK(kernel_arg(ctx, kernel, params, "seeds", sizeof seeds->buffer, &seeds->buffer));
+    CHECK(kernel_arg(ctx, kernel, params, "seeds_at", sizeof at, &at));
+    CHECK(kernel_arg(ctx, kernel, params, "seeded", sizeof seeded, &seeded));
+    CHECK(kernel_arg(ctx, kernel, params, "carry", sizeof seeds->buffer, &seeds->buffer));
+    CHECK(kernel_arg(ctx, kernel, params, "carry_at", sizeof keep_at, &keep_at));
+    CHECK(kernel_arg(ctx, kernel, params, "keep_carry", sizeof keep, &keep));
     CHECK(enqueue(ctx, kernel, entry, divide_up(tiles, job->tiles_per_group), job->block, last,
                   log));
     size_t out_bytes = level->finish ? type_info(level->config.acc.result)->size
