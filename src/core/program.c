@@ -16,14 +16,33 @@
 #include "ptx.h"
 
 /* Appends formatted text to buf; false once it no longer fits. */
-static bool append(char *buf, size_t cap, const char *format, ...)
+static bool append_list(char *buf, size_t cap, const char *format, va_list args)
 {
     size_t used = strlen(buf);
+    int written = vsnprintf(buf + used, cap - used, format, args);
+    return written >= 0 && (size_t)written < cap - used;
+}
+
+static bool append(char *buf, size_t cap, const char *format, ...)
+{
     va_list args;
     va_start(args, format);
-    int written = vsnprintf(buf + used, cap - used, format, args);
+    bool ok = append_list(buf, cap, format, args);
     va_end(args);
-    return written >= 0 && (size_t)written < cap - used;
+    return ok;
+}
+
+void path_define(struct path_defines *defines, enum define_part part, const char *format, ...)
+{
+    char *text = part == DEFINE_HEAD ? defines->head : defines->tail;
+    size_t used = strlen(text);
+    va_list args;
+    va_start(args, format);
+    if (!append_list(text, PATH_DEFINES_MAX, format, args)) {
+        defines->overflow = true;
+        text[used] = '\0'; /* no define half-written */
+    }
+    va_end(args);
 }
 
 /*
@@ -158,6 +177,7 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DWARP_SHUFFLE=1");
     if (config->atomic)
         ok = ok && append_atomic_flags(ctx, buf, cap, config->acc.scalar);
+    ok = ok && !config->defines.overflow;
     if (config->vec != 0)
         ok = ok && append(buf, cap, " -DVEC=%u", config->vec);
     if (config->accs != 0)
@@ -179,6 +199,7 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DSEGMENTED=1");
     if (config->col_vectors != 0)
         ok = ok && append(buf, cap, " -DCOL_VECTORS=%u", config->col_vectors);
+    ok = ok && append(buf, cap, "%s", config->defines.head);
     if (ctx->caps.split_half_loads && config->in == CLFOLD_HALF)
         ok = ok && append(buf, cap, " -DSPLIT_HALF_LOADS=1");
     if (config->run_items != 0)
@@ -198,9 +219,11 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     if (config->width != 0)
         ok = ok && append(buf, cap, " -DWIDTH=%u -DCOLS_PER_ITEM=%u", config->width,
                           config->cols_per_item);
+    ok = ok && append(buf, cap, "%s", config->defines.tail);
     /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences,
        the scan tiles' look-back fences. */
-    if (ctx->caps.inline_ptx && (config->atomic || config->unroll != 0 || config->run_items != 0))
+    if (ctx->caps.inline_ptx &&
+        (config->inline_ptx || config->atomic || config->unroll != 0 || config->run_items != 0))
         ok = ok && append(buf, cap, " -DINLINE_PTX=1");
     /* A device that flushes float subnormals, on any device (CLFOLD_DENORMS_ARE_ZERO). */
     if (ctx->settings.denorms_are_zero)
