@@ -178,27 +178,8 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
     if (config->atomic)
         ok = ok && append_atomic_flags(ctx, buf, cap, config->acc.scalar);
     ok = ok && !config->defines.overflow;
-    if (config->vec != 0)
-        ok = ok && append(buf, cap, " -DVEC=%u", config->vec);
-    if (config->accs != 0)
-        ok = ok && append(buf, cap, " -DACCS=%u", config->accs);
-    if (config->prefetch != 0)
-        ok = ok && append(buf, cap, " -DPREFETCH=%u", config->prefetch);
-    if (config->unroll != 0)
-        ok = ok && append(buf, cap, " -DUNROLL=%u", config->unroll);
     if (config->small_int_sum)
         ok = ok && append(buf, cap, " -DSMALL_INT_SUM=1");
-    if (config->local_share > 1)
-        ok = ok && append(buf, cap, " -DLOCAL_SHARE=%u", config->local_share);
-    if (config->team != 0)
-        ok = ok && append(buf, cap, " -DTEAM=%u", config->team);
-    if (config->row_vectors != 0)
-        ok = ok && append(buf, cap, " -DROW_VECTORS=%u -DROUND_ROWS=%u", config->row_vectors,
-                          config->round_rows);
-    if (config->segmented)
-        ok = ok && append(buf, cap, " -DSEGMENTED=1");
-    if (config->col_vectors != 0)
-        ok = ok && append(buf, cap, " -DCOL_VECTORS=%u", config->col_vectors);
     ok = ok && append(buf, cap, "%s", config->defines.head);
     if (ctx->caps.split_half_loads && config->in == CLFOLD_HALF)
         ok = ok && append(buf, cap, " -DSPLIT_HALF_LOADS=1");
@@ -212,18 +193,10 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DPREFETCH_TILES=%u", config->prefetch_tiles);
     if (config->chunk_ways != 0)
         ok = ok && append(buf, cap, " -DCHUNK_WAYS=%u", config->chunk_ways);
-    if (config->strided)
-        ok = ok && append(buf, cap, " -DSTRIDED=1");
-    if (config->aligned_results)
-        ok = ok && append(buf, cap, " -DALIGNED_RESULTS=1");
-    if (config->width != 0)
-        ok = ok && append(buf, cap, " -DWIDTH=%u -DCOLS_PER_ITEM=%u", config->width,
-                          config->cols_per_item);
     ok = ok && append(buf, cap, "%s", config->defines.tail);
     /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences,
        the scan tiles' look-back fences. */
-    if (ctx->caps.inline_ptx &&
-        (config->inline_ptx || config->atomic || config->unroll != 0 || config->run_items != 0))
+    if (ctx->caps.inline_ptx && (config->inline_ptx || config->run_items != 0))
         ok = ok && append(buf, cap, " -DINLINE_PTX=1");
     /* A device that flushes float subnormals, on any device (CLFOLD_DENORMS_ARE_ZERO). */
     if (ctx->settings.denorms_are_zero)

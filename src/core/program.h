@@ -53,21 +53,7 @@ struct build_config {
     size_t block_size;       /* compile-time BLOCK_SIZE; 0 when the source reads it at run time */
     bool atomic;             /* the atomic baseline's extra flags */
     bool inline_ptx;         /* the source has PTX branches: INLINE_PTX where the device takes PTX */
-    unsigned vec;            /* VEC of the CPU and GPU shapes; 0 elsewhere */
-    unsigned accs;           /* the CPU shape's ACCS; 0 elsewhere */
-    unsigned prefetch;       /* cpu.cl's PREFETCH: bytes ahead that a stream asks for; 0: none */
-    unsigned unroll;         /* the GPU shape's UNROLL; 0 elsewhere */
     bool small_int_sum;      /* the shapes: 8- and 16-bit sums add vectors in 32-bit lanes first */
-    unsigned local_share;    /* the ladder's LOCAL_SHARE: work-items a local slot; 0 or 1: one each */
-    unsigned team;           /* axis.cl's TEAM (rows, segments); 0 elsewhere */
-    unsigned row_vectors;    /* axis.cl's ROW_VECTORS and ROUND_ROWS (short rows); 0 elsewhere */
-    unsigned round_rows;
-    bool segmented;          /* axis.cl's SEGMENTED: rows' bounds come from an offsets array */
-    bool strided;            /* axis.cl's STRIDED: a group's rows are every groups-th */
-    bool aligned_results;    /* axis.cl's ALIGNED_RESULTS: results stored whole */
-    unsigned width;          /* axis.cl's WIDTH and COLS_PER_ITEM (columns); 0 elsewhere */
-    unsigned cols_per_item;
-    unsigned col_vectors;    /* cpu.cl's COL_VECTORS (columns); 0 elsewhere */
     unsigned run_items;      /* cl/scan/tiles.cl's RUN_ITEMS; 0 elsewhere */
     unsigned lookback_rounds; /* cl/scan/tiles.cl's LOOKBACK_ROUNDS (the one-launch scan); 0 elsewhere */
     bool local_rows;         /* cl/scan/tiles.cl's LOCAL_ROWS: a tile's rows kept in local memory */
