@@ -43,7 +43,10 @@ void path_define(struct path_defines *defines, enum define_part part, const char
 #endif
     ;
 
-/* Everything that changes the text a kernel is compiled from. */
+/*
+ * Everything that changes the text a kernel is compiled from: what every
+ * kernel has (its types, operator and block), then the path's own defines.
+ */
 struct build_config {
     const char *source;      /* a file of cl/: "reduce/ladder.cl" */
     clfold_type in;          /* the caller's element type */
@@ -53,12 +56,6 @@ struct build_config {
     size_t block_size;       /* compile-time BLOCK_SIZE; 0 when the source reads it at run time */
     bool atomic;             /* the atomic baseline's extra flags */
     bool inline_ptx;         /* the source has PTX branches: INLINE_PTX where the device takes PTX */
-    bool small_int_sum;      /* the shapes: 8- and 16-bit sums add vectors in 32-bit lanes first */
-    unsigned run_items;      /* cl/scan/tiles.cl's RUN_ITEMS; 0 elsewhere */
-    unsigned lookback_rounds; /* cl/scan/tiles.cl's LOOKBACK_ROUNDS (the one-launch scan); 0 elsewhere */
-    bool local_rows;         /* cl/scan/tiles.cl's LOCAL_ROWS: a tile's rows kept in local memory */
-    unsigned prefetch_tiles; /* cl/scan/tiles.cl's PREFETCH_TILES: tiles ahead asked of L2; 0: none */
-    unsigned chunk_ways;     /* cl/scan/chunks.cl's CHUNK_WAYS; 0 elsewhere */
     unsigned groups_per_unit; /* NVIDIA: PTX's .minnctapersm for the program (program.c); 0: none */
     struct path_defines defines; /* the path's own: VEC, TEAM, RUN_ITEMS, ... */
 };
