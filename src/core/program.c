@@ -1,9 +1,9 @@
 /*
- * program.c: turns a build_config into -D flags, builds programs from the
- * sources embedded at build time (or, for kernel hacking, from the folder
- * that CLFOLD_KERNEL_DIR names), on NVIDIA rebuilds those that ask for it
- * from their PTX with a directive, and caches programs and kernels per
- * context.
+ * program.c: turns a build_config into an option string, builds programs
+ * from the sources embedded at build time (or, for kernel hacking, from the
+ * folder that CLFOLD_KERNEL_DIR names), on NVIDIA rebuilds those that ask
+ * for it from their PTX with a directive, and caches programs and kernels
+ * per context.
  */
 #include "program.h"
 
@@ -16,14 +16,33 @@
 #include "ptx.h"
 
 /* Appends formatted text to buf; false once it no longer fits. */
-static bool append(char *buf, size_t cap, const char *format, ...)
+static bool append_list(char *buf, size_t cap, const char *format, va_list args)
 {
     size_t used = strlen(buf);
+    int written = vsnprintf(buf + used, cap - used, format, args);
+    return written >= 0 && (size_t)written < cap - used;
+}
+
+static bool append(char *buf, size_t cap, const char *format, ...)
+{
     va_list args;
     va_start(args, format);
-    int written = vsnprintf(buf + used, cap - used, format, args);
+    bool ok = append_list(buf, cap, format, args);
     va_end(args);
-    return written >= 0 && (size_t)written < cap - used;
+    return ok;
+}
+
+void path_define(struct path_defines *defines, enum define_part part, const char *format, ...)
+{
+    char *text = part == DEFINE_HEAD ? defines->head : defines->tail;
+    size_t used = strlen(text);
+    va_list args;
+    va_start(args, format);
+    if (!append_list(text, PATH_DEFINES_MAX, format, args)) {
+        defines->overflow = true;
+        text[used] = '\0'; /* no define half-written */
+    }
+    va_end(args);
 }
 
 /*
@@ -130,7 +149,9 @@ static bool append_atomic_flags(const struct clfold_context *ctx, char *buf, siz
 
 /*
  * The whole option string for one kernel configuration: the one place where
- * -D flags are made. The same string is the cache key, and what
+ * it is put together, from the common -D flags made here and the path's
+ * own, which its file formats (program.h's struct path_defines says in
+ * which order). The same string is the cache key, and what
  * clfold_last_build_options() shows, so a user can rebuild a kernel by hand.
  * Never any fast-math flag: results must be IEEE.
  */
@@ -160,49 +181,13 @@ static bool build_options(const struct clfold_context *ctx, const struct build_c
         ok = ok && append(buf, cap, " -DWARP_SHUFFLE=1");
     if (config->atomic)
         ok = ok && append_atomic_flags(ctx, buf, cap, config->acc.scalar);
-    if (config->vec != 0)
-        ok = ok && append(buf, cap, " -DVEC=%u", config->vec);
-    if (config->accs != 0)
-        ok = ok && append(buf, cap, " -DACCS=%u", config->accs);
-    if (config->prefetch != 0)
-        ok = ok && append(buf, cap, " -DPREFETCH=%u", config->prefetch);
-    if (config->unroll != 0)
-        ok = ok && append(buf, cap, " -DUNROLL=%u", config->unroll);
-    if (config->small_int_sum)
-        ok = ok && append(buf, cap, " -DSMALL_INT_SUM=1");
-    if (config->local_share > 1)
-        ok = ok && append(buf, cap, " -DLOCAL_SHARE=%u", config->local_share);
-    if (config->team != 0)
-        ok = ok && append(buf, cap, " -DTEAM=%u", config->team);
-    if (config->row_vectors != 0)
-        ok = ok && append(buf, cap, " -DROW_VECTORS=%u -DROUND_ROWS=%u", config->row_vectors,
-                          config->round_rows);
-    if (config->segmented)
-        ok = ok && append(buf, cap, " -DSEGMENTED=1");
-    if (config->col_vectors != 0)
-        ok = ok && append(buf, cap, " -DCOL_VECTORS=%u", config->col_vectors);
+    ok = ok && !config->defines.overflow && append(buf, cap, "%s", config->defines.head);
     if (ctx->caps.split_half_loads && config->in == CLFOLD_HALF)
         ok = ok && append(buf, cap, " -DSPLIT_HALF_LOADS=1");
-    if (config->run_items != 0)
-        ok = ok && append(buf, cap, " -DRUN_ITEMS=%u", config->run_items);
-    if (config->lookback_rounds != 0)
-        ok = ok && append(buf, cap, " -DLOOKBACK_ROUNDS=%u", config->lookback_rounds);
-    if (config->local_rows)
-        ok = ok && append(buf, cap, " -DLOCAL_ROWS=1");
-    if (config->prefetch_tiles != 0)
-        ok = ok && append(buf, cap, " -DPREFETCH_TILES=%u", config->prefetch_tiles);
-    if (config->chunk_ways != 0)
-        ok = ok && append(buf, cap, " -DCHUNK_WAYS=%u", config->chunk_ways);
-    if (config->strided)
-        ok = ok && append(buf, cap, " -DSTRIDED=1");
-    if (config->aligned_results)
-        ok = ok && append(buf, cap, " -DALIGNED_RESULTS=1");
-    if (config->width != 0)
-        ok = ok && append(buf, cap, " -DWIDTH=%u -DCOLS_PER_ITEM=%u", config->width,
-                          config->cols_per_item);
+    ok = ok && append(buf, cap, "%s", config->defines.tail);
     /* NVIDIA's PTX: the atomic baseline's float add, the GPU shape's conversions and fences,
        the scan tiles' look-back fences. */
-    if (ctx->caps.inline_ptx && (config->atomic || config->unroll != 0 || config->run_items != 0))
+    if (ctx->caps.inline_ptx && config->inline_ptx)
         ok = ok && append(buf, cap, " -DINLINE_PTX=1");
     /* A device that flushes float subnormals, on any device (CLFOLD_DENORMS_ARE_ZERO). */
     if (ctx->settings.denorms_are_zero)

@@ -10,7 +10,43 @@
 #include "accumulator.h"
 #include "clfold.h"
 
-/* Everything that changes the text a kernel is compiled from. */
+/*
+ * The defines a path adds to the common ones. The path's own file formats
+ * them from its knobs (path_define); build_options appends them verbatim,
+ * `head` after the common accumulator, input, block and atomic defines and
+ * `tail` after the common SPLIT_HALF_LOADS, before INLINE_PTX, the
+ * denormals flag and -w. Within a part they come in one order:
+ *   head: VEC, ACCS, PREFETCH, UNROLL, SMALL_INT_SUM, LOCAL_SHARE, TEAM,
+ *         ROW_VECTORS and ROUND_ROWS, SEGMENTED, COL_VECTORS (how a
+ *         work-item reads and folds its elements);
+ *   tail: RUN_ITEMS, LOOKBACK_ROUNDS, LOCAL_ROWS, PREFETCH_TILES,
+ *         CHUNK_WAYS, STRIDED, ALIGNED_RESULTS, WIDTH and COLS_PER_ITEM
+ *         (tiles, chunks, strides and stores).
+ * The option string is both the cache key and the compiler's input, so the
+ * order is part of a kernel's identity: a define moved elsewhere rebuilds
+ * the kernel, and on NVIDIA may change its PTX.
+ */
+#define PATH_DEFINES_MAX 192
+
+enum define_part { DEFINE_HEAD, DEFINE_TAIL };
+
+struct path_defines {
+    char head[PATH_DEFINES_MAX];
+    char tail[PATH_DEFINES_MAX];
+    bool overflow;           /* a define did not fit: program_kernel refuses the build */
+};
+
+/* Appends formatted text, " -DNAME=value", to one part of `defines`. */
+void path_define(struct path_defines *defines, enum define_part part, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/*
+ * Everything that changes the text a kernel is compiled from: what every
+ * kernel has (its types, operator and block), then the path's own defines.
+ */
 struct build_config {
     const char *source;      /* a file of cl/: "reduce/ladder.cl" */
     clfold_type in;          /* the caller's element type */
@@ -19,27 +55,9 @@ struct build_config {
     clfold_op op;
     size_t block_size;       /* compile-time BLOCK_SIZE; 0 when the source reads it at run time */
     bool atomic;             /* the atomic baseline's extra flags */
-    unsigned vec;            /* VEC of the CPU and GPU shapes; 0 elsewhere */
-    unsigned accs;           /* the CPU shape's ACCS; 0 elsewhere */
-    unsigned prefetch;       /* cpu.cl's PREFETCH: bytes ahead that a stream asks for; 0: none */
-    unsigned unroll;         /* the GPU shape's UNROLL; 0 elsewhere */
-    bool small_int_sum;      /* the shapes: 8- and 16-bit sums add vectors in 32-bit lanes first */
-    unsigned local_share;    /* the ladder's LOCAL_SHARE: work-items a local slot; 0 or 1: one each */
-    unsigned team;           /* axis.cl's TEAM (rows, segments); 0 elsewhere */
-    unsigned row_vectors;    /* axis.cl's ROW_VECTORS and ROUND_ROWS (short rows); 0 elsewhere */
-    unsigned round_rows;
-    bool segmented;          /* axis.cl's SEGMENTED: rows' bounds come from an offsets array */
-    bool strided;            /* axis.cl's STRIDED: a group's rows are every groups-th */
-    bool aligned_results;    /* axis.cl's ALIGNED_RESULTS: results stored whole */
-    unsigned width;          /* axis.cl's WIDTH and COLS_PER_ITEM (columns); 0 elsewhere */
-    unsigned cols_per_item;
-    unsigned col_vectors;    /* cpu.cl's COL_VECTORS (columns); 0 elsewhere */
-    unsigned run_items;      /* cl/scan/tiles.cl's RUN_ITEMS; 0 elsewhere */
-    unsigned lookback_rounds; /* cl/scan/tiles.cl's LOOKBACK_ROUNDS (the one-launch scan); 0 elsewhere */
-    bool local_rows;         /* cl/scan/tiles.cl's LOCAL_ROWS: a tile's rows kept in local memory */
-    unsigned prefetch_tiles; /* cl/scan/tiles.cl's PREFETCH_TILES: tiles ahead asked of L2; 0: none */
-    unsigned chunk_ways;     /* cl/scan/chunks.cl's CHUNK_WAYS; 0 elsewhere */
+    bool inline_ptx;         /* the source has PTX branches: INLINE_PTX where the device takes PTX */
     unsigned groups_per_unit; /* NVIDIA: PTX's .minnctapersm for the program (program.c); 0: none */
+    struct path_defines defines; /* the path's own: VEC, TEAM, RUN_ITEMS, ... */
 };
 
 /* Whether a pass sums 8- or 16-bit integers of the caller's: the shapes add those in 32-bit lanes first. */

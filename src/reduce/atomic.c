@@ -8,10 +8,14 @@
 
 #include "path.h"
 
-/* The ladder's block choice; the kernel compiles the atomic operations in. */
+/*
+ * The ladder's block choice; the kernel compiles the atomic operations in,
+ * on NVIDIA a float add in PTX.
+ */
 clfold_status atomic_shape(clfold_context *ctx, size_t block, struct job *job)
 {
     job->config.atomic = true;
+    job->config.inline_ptx = true;
     return tree_shape(ctx, block, job);
 }
 

@@ -10,7 +10,6 @@
  * so every result is run-to-run deterministic.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "checks.h"
 #include "host_input.h"
@@ -291,61 +290,78 @@ static void columns_shape(const clfold_context *ctx, const struct axis_request *
 
 /*
  * The build of a pass over the caller's elements or, with partials, over
- * the first pass's values (always axis.cl's kernels: they are few).
+ * the first pass's values (always axis.cl's kernels: they are few). With
+ * `whole`, its results are stored whole (ALIGNED_RESULTS).
  */
 static struct build_config axis_config(const struct axis_request *request,
-                                       const struct axis_shape *shape, bool partials)
+                                       const struct axis_shape *shape, bool partials, bool whole)
 {
-    bool columns = request->columns;
+    bool columns = request->columns, cpu = shape->lanes != 0 && !partials;
     struct build_config config = {.source = "reduce/axis.cl", .in = request->type,
                                   .in_partials = partials, .acc = request->acc,
                                   .op = request->op, .block_size = shape->block};
-    if (shape->lanes != 0 && !partials) {
+    struct path_defines *defines = &config.defines;
+    if (cpu) {
+        struct cpu_knobs knobs = {.vec = shape->lanes, .accs = 1, .prefetch = shape->prefetch,
+                                  .small_int_sum = shape->small_int_sum,
+                                  .segmented = !columns && request->bounds != NULL,
+                                  .col_vectors = columns ? shape->col_vectors : 0};
         config.source = cpu_source(&config);
         config.block_size = 0;
-        config.vec = shape->lanes;
-        config.accs = 1;
-        config.prefetch = shape->prefetch;
-        config.col_vectors = columns ? shape->col_vectors : 0;
-        config.small_int_sum = shape->small_int_sum;
-        config.segmented = !columns && request->bounds != NULL;
-        return config;
-    }
-    if (columns) {
-        config.width = shape->team;
-        config.cols_per_item = shape->cols_per_item;
-        config.vec = partials ? 0 : shape->vec;
+        cpu_defines(&knobs, defines);
+    } else if (columns) {
+        if (!partials && shape->vec != 0)
+            path_define(defines, DEFINE_HEAD, " -DVEC=%u", shape->vec);
     } else {
-        config.team = shape->team;
-        config.row_vectors = partials ? 0 : shape->row_vectors;
-        config.round_rows = partials ? 0 : shape->round_rows;
-        config.segmented = request->bounds != NULL && !partials;
-        config.strided = shape->strided;
-        config.vec = partials ? 0 : shape->vec;
+        if (!partials && shape->vec != 0)
+            path_define(defines, DEFINE_HEAD, " -DVEC=%u", shape->vec);
+        if (shape->team != 0)
+            path_define(defines, DEFINE_HEAD, " -DTEAM=%u", shape->team);
+        if (!partials && shape->row_vectors != 0)
+            path_define(defines, DEFINE_HEAD, " -DROW_VECTORS=%u -DROUND_ROWS=%u",
+                        shape->row_vectors, shape->round_rows);
+        if (!partials && request->bounds != NULL)
+            path_define(defines, DEFINE_HEAD, " -DSEGMENTED=1");
+        if (shape->strided)
+            path_define(defines, DEFINE_TAIL, " -DSTRIDED=1");
     }
+    if (whole)
+        path_define(defines, DEFINE_TAIL, " -DALIGNED_RESULTS=1");
+    if (columns && !cpu && shape->team != 0)
+        path_define(defines, DEFINE_TAIL, " -DWIDTH=%u -DCOLS_PER_ITEM=%u", shape->team,
+                    shape->cols_per_item);
     return config;
 }
 
+/* A pass's kernel: cpu.cl's where the CPU's lanes fold the caller's elements, else axis.cl's. */
+static const char *axis_entry(const struct axis_shape *shape, bool columns, bool partials)
+{
+    bool cpu = shape->lanes != 0 && !partials;
+    return columns                                ? (cpu ? "reduce_cpu_columns" : "reduce_columns")
+         : cpu                                    ? "reduce_cpu_rows"
+         : shape->row_vectors != 0 && !partials ? "reduce_short_rows"
+                                                  : "reduce_rows";
+}
+
+/* Whether the request's results lie at multiples of their size: the last pass stores them whole. */
+static bool stores_whole(const struct axis_request *request, const struct fold *fold)
+{
+    return fold->at % type_info(request->acc.result)->size == 0;
+}
+
 /*
- * One launch of a rows or columns kernel (axis.cl's, or cpu.cl's): the
- * common arguments, then the kernel's own, and the bounds for rows.
+ * One launch of a rows or columns kernel (axis.cl's, or cpu.cl's), built
+ * as the pass's config: the common arguments, then the kernel's own, and
+ * the bounds for rows.
  */
-static clfold_status axis_launch(clfold_context *ctx, const struct build_config *built,
-                                 bool columns, const struct fold *fold, const struct pass *pass,
+static clfold_status axis_launch(clfold_context *ctx, const char *entry, bool columns,
+                                 const struct fold *fold, const struct pass *pass,
                                  const cl_ulong *args, unsigned nargs, cl_mem bounds,
                                  size_t groups, size_t block, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    struct build_config config = *built;
-    bool cpu = strcmp(config.source, "reduce/axis.cl") != 0; /* cpu.cl's kernels, or cpu_arg.cl's */
-    const char *entry = columns               ? (cpu ? "reduce_cpu_columns" : "reduce_columns")
-                      : cpu                   ? "reduce_cpu_rows"
-                      : config.row_vectors != 0 ? "reduce_short_rows"
-                                              : "reduce_rows";
     cl_kernel kernel = NULL;
-    /* The last pass stores whole results where they lie on their size. */
-    config.aligned_results = pass->last && fold->at % type_info(config.acc.result)->size == 0;
-    CHECK(program_kernel(ctx, &config, entry, &kernel));
+    CHECK(program_kernel(ctx, pass->config, entry, &kernel));
     for (unsigned i = 0; i < nargs; i++)
         CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + i, sizeof args[i], &args[i]),
                  "clSetKernelArg(shape)");
@@ -377,15 +393,16 @@ static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request
     bool split = shape->pieces > 1;
     /* Elements read; for segments, also the kernel's n, to which their offsets are clamped. */
     size_t read = request->bounds != NULL ? request->cols : request->rows * request->cols;
-    struct build_config config = axis_config(request, shape, false);
+    bool whole = stores_whole(request, fold);
+    struct build_config config = axis_config(request, shape, false, !split && whole);
     struct pass pass = {&config, request->in, request->offset, read, NULL, shape->groups, 0,
                         !split, request->results * (split ? shape->pieces : 1)};
     cl_ulong args[] = {request->rows, request->cols, request->pitch, shape->shift,
                        shape->per_group};
     if (split)
         CHECK(pass_to_partials(ctx, request, fold, request->rows * shape->pieces, &pass));
-    CHECK(axis_launch(ctx, &config, false, fold, &pass, args, 5, request->bounds, shape->groups,
-                      shape->block, log));
+    CHECK(axis_launch(ctx, axis_entry(shape, false, false), false, fold, &pass, args, 5,
+                      request->bounds, shape->groups, shape->block, log));
     if (!split)
         goto cleanup;
 
@@ -395,15 +412,15 @@ static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request
     folding.bounds = NULL;
     struct axis_shape second;
     rows_shape(ctx, &folding, &second);
-    config = axis_config(&folding, &second, true);
+    config = axis_config(&folding, &second, true, whole);
     pass = (struct pass){&config, fold->scratch->partials[0], 0, request->rows * shape->pieces,
                          NULL, second.groups, 0, true, request->results};
     cl_ulong folds[] = {folding.rows, folding.cols, folding.pitch, second.shift,
                         second.per_group};
     if (second.pieces != 1)
         FAIL(CLFOLD_ERROR_UNSUPPORTED, "internal: a row's pieces were cut again");
-    CHECK(axis_launch(ctx, &config, false, fold, &pass, folds, 5, NULL, second.groups, second.block,
-                      log));
+    CHECK(axis_launch(ctx, axis_entry(&second, false, true), false, fold, &pass, folds, 5, NULL,
+                      second.groups, second.block, log));
 cleanup:
     return status;
 }
@@ -416,7 +433,8 @@ static clfold_status columns_enqueue(clfold_context *ctx, const struct axis_requ
     clfold_status status = CLFOLD_SUCCESS;
     bool split = shape->pieces > 1;
     size_t stride = (size_t)1 << shape->shift; /* groups a slice */
-    struct build_config config = axis_config(request, shape, false);
+    bool whole = stores_whole(request, fold);
+    struct build_config config = axis_config(request, shape, false, !split && whole);
     struct pass pass = {&config, request->in, request->offset, request->rows * request->cols,
                         NULL, shape->groups, 0, !split,
                         request->results * (split ? shape->pieces : 1)};
@@ -424,17 +442,18 @@ static clfold_status columns_enqueue(clfold_context *ctx, const struct axis_requ
                        shape->shift};
     if (split)
         CHECK(pass_to_partials(ctx, request, fold, shape->pieces * request->cols, &pass));
-    CHECK(axis_launch(ctx, &config, true, fold, &pass, args, 5, NULL, shape->groups, shape->block,
-                      log));
+    CHECK(axis_launch(ctx, axis_entry(shape, true, false), true, fold, &pass, args, 5, NULL,
+                      shape->groups, shape->block, log));
     if (!split)
         goto cleanup;
 
     /* The slices' values: a slices x cols matrix, folded down its columns in one slice. */
-    config = axis_config(request, shape, true);
+    config = axis_config(request, shape, true, whole);
     pass = (struct pass){&config, fold->scratch->partials[0], 0, shape->pieces * request->cols,
                          NULL, stride, 0, true, request->results};
     cl_ulong folds[] = {shape->pieces, request->cols, request->cols, shape->pieces, shape->shift};
-    CHECK(axis_launch(ctx, &config, true, fold, &pass, folds, 5, NULL, stride, shape->block, log));
+    CHECK(axis_launch(ctx, axis_entry(shape, true, true), true, fold, &pass, folds, 5, NULL, stride,
+                      shape->block, log));
 cleanup:
     return status;
 }

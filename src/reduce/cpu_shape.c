@@ -106,6 +106,19 @@ cleanup:
     return status;
 }
 
+void cpu_defines(const struct cpu_knobs *knobs, struct path_defines *defines)
+{
+    path_define(defines, DEFINE_HEAD, " -DVEC=%u -DACCS=%u", knobs->vec, knobs->accs);
+    if (knobs->prefetch != 0)
+        path_define(defines, DEFINE_HEAD, " -DPREFETCH=%u", knobs->prefetch);
+    if (knobs->small_int_sum)
+        path_define(defines, DEFINE_HEAD, " -DSMALL_INT_SUM=1");
+    if (knobs->segmented)
+        path_define(defines, DEFINE_HEAD, " -DSEGMENTED=1");
+    if (knobs->col_vectors != 0)
+        path_define(defines, DEFINE_HEAD, " -DCOL_VECTORS=%u", knobs->col_vectors);
+}
+
 const char *cpu_source(const struct build_config *config)
 {
     return config->acc.arg ? "reduce/cpu_arg.cl" : "reduce/cpu.cl";
@@ -145,11 +158,10 @@ clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct f
     struct cpu_launch shape =
         cpu_launch(ctx, fold->count, lane_type(first, small_int_sum), cpu_streams(first));
     struct build_config config = *first;
+    struct cpu_knobs knobs = {.vec = shape.vec, .accs = shape.accs, .small_int_sum = small_int_sum};
     bool one = shape.work_items == 1;
 
-    config.vec = shape.vec;
-    config.accs = shape.accs;
-    config.small_int_sum = small_int_sum;
+    cpu_defines(&knobs, &config.defines);
     if (!one)
         CHECK(scratch_partials(ctx, fold->scratch, 0, shape.work_items * acc_size));
     struct pass pass = {&config, fold->in, fold->offset, fold->count,

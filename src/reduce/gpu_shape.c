@@ -75,6 +75,29 @@ static struct gpu_tuning tuning_of(const clfold_context *ctx, const struct accum
                                tuned(set->gpu_single_kib, own->single_kib)};
 }
 
+/* The elements a load of a pass of `config` takes: partial values one at a time. */
+static unsigned pass_vector(const struct job *job, const struct build_config *config)
+{
+    return config->in_partials ? 1 : job->vec;
+}
+
+/*
+ * gpu.cl's defines for a pass of `config`: its loads, and where `whole`, its
+ * result in one store (ALIGNED_RESULTS).
+ */
+static void gpu_defines(const struct job *job, bool whole, struct build_config *config)
+{
+    struct path_defines *defines = &config->defines;
+    unsigned vec = pass_vector(job, config);
+    *defines = (struct path_defines){0};
+    path_define(defines, DEFINE_HEAD, " -DVEC=%u -DUNROLL=%u", vec, job->unroll);
+    /* A vector of 8 or more small integers adds up in an int before the 64-bit run. */
+    if (sums_small_integers(config) && vec >= 8)
+        path_define(defines, DEFINE_HEAD, " -DSMALL_INT_SUM=1");
+    if (whole)
+        path_define(defines, DEFINE_TAIL, " -DALIGNED_RESULTS=1");
+}
+
 clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
 {
     const struct gpu_tuning tuning = tuning_of(ctx, &job->config.acc), *tune = &tuning;
@@ -88,10 +111,10 @@ clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
     job->local_values = ctx->caps.warp_shuffle && block >= 64 ? block / 32 : block;
     job->max_groups = (size_t)ctx->caps.compute_units * tune->groups_per_unit;
     job->single_launch_bytes = (size_t)tune->single_kib * 1024;
-    job->config.vec = gpu_vector(ctx, job->config.in);
-    job->config.unroll = tune->unroll;
-    /* A vector of 8 or more small integers adds up in an int before the 64-bit run. */
-    job->config.small_int_sum = sums_small_integers(&job->config) && job->config.vec >= 8;
+    job->vec = gpu_vector(ctx, job->config.in);
+    job->unroll = tune->unroll;
+    job->config.inline_ptx = true;
+    gpu_defines(job, false, &job->config);
     /*
      * Where the kernel can fence with PTX, one launch does it all: a second
      * launch costs several microseconds, which at 2^17..2^23 elements is
@@ -108,7 +131,7 @@ size_t gpu_groups(const struct job *job, const struct build_config *config, size
 {
     if (!config->in_partials && count * type_info(config->in)->size <= job->single_launch_bytes)
         return 1;
-    size_t groups = divide_up(count, job->block * config->unroll * config->vec);
+    size_t groups = divide_up(count, job->block * job->unroll * pass_vector(job, config));
     return groups > job->max_groups ? job->max_groups : groups;
 }
 
@@ -120,7 +143,7 @@ clfold_status gpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *
                        const struct fold *fold, const struct pass *pass)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    cl_ulong vec = pass->config->vec;
+    cl_ulong vec = pass_vector(job, pass->config);
     cl_ulong head = (vec - pass->offset % vec) % vec;
     head = head < pass->count ? head : pass->count;
     CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG, sizeof head, &head), "clSetKernelArg(head)");
@@ -142,11 +165,12 @@ clfold_status gpu_run(clfold_context *ctx, const struct job *job, const struct f
 {
     clfold_status status = CLFOLD_SUCCESS;
     /* A result at a multiple of its size goes in one store, which the host may watch for. */
-    struct job whole = *job;
-    whole.config.aligned_results =
-        fold->finish && fold->at % type_info(job->config.acc.result)->size == 0;
-    job = &whole;
-    if (job->once && gpu_groups(job, &job->config, fold->count) == 1) {
+    bool whole = fold->finish && fold->at % type_info(job->config.acc.result)->size == 0;
+    struct build_config first = job->config, partials = job->config;
+    partials.in_partials = true;
+    gpu_defines(job, whole, &first);
+    gpu_defines(job, whole, &partials);
+    if (job->once && gpu_groups(job, &first, fold->count) == 1) {
         /*
          * One group writes the value itself: the one-launch kernel's ticket
          * and fences would only cost it time (H100, 1024 floats: 5.2 us of
@@ -155,7 +179,7 @@ clfold_status gpu_run(clfold_context *ctx, const struct job *job, const struct f
         struct job alone = *job;
         alone.once = false;
         alone.entry = job->path->entry;
-        return passes_run(ctx, &alone, fold, log);
+        return passes_run_programs(ctx, &alone, &first, &partials, fold, log);
     }
     if (job->once) {
         /* One pass, whose groups leave their values in partials[0]. */
@@ -163,7 +187,7 @@ clfold_status gpu_run(clfold_context *ctx, const struct job *job, const struct f
                                job->max_groups * accumulator_size(&job->config.acc)));
         CHECK(scratch_tickets(ctx, fold->scratch));
     }
-    CHECK(passes_run(ctx, job, fold, log));
+    CHECK(passes_run_programs(ctx, job, &first, &partials, fold, log));
 cleanup:
     return status;
 }

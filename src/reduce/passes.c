@@ -107,17 +107,18 @@ cleanup:
     return status;
 }
 
-clfold_status passes_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
-                         struct pass_log *log)
+clfold_status passes_run_programs(clfold_context *ctx, const struct job *job,
+                                  const struct build_config *first,
+                                  const struct build_config *partials, const struct fold *fold,
+                                  struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
     size_t acc_size = accumulator_size(&job->config.acc);
-    struct build_config config = job->config;
-    struct pass pass = {&config, fold->in, fold->offset, fold->count, NULL, 0, 0, false, 0};
+    struct pass pass = {first, fold->in, fold->offset, fold->count, NULL, 0, 0, false, 0};
     int out = 0;
 
     for (;;) {
-        pass.groups = job->path->groups(job, &config, pass.count);
+        pass.groups = job->path->groups(job, pass.config, pass.count);
         /* The one-launch kernel's last group folds every group's value. */
         pass.last = pass.groups == 1 || job->once;
         if (!pass.last) {
@@ -127,16 +128,22 @@ clfold_status passes_run(clfold_context *ctx, const struct job *job, const struc
         CHECK(pass_launch(ctx, job, fold, &pass, pass.groups * job->block, job->block, log));
         if (pass.last)
             break;
+        pass.config = partials;
         pass.in = pass.out;
         pass.offset = 0;
         pass.count = pass.groups;
-        config.in_partials = true;
-        config.small_int_sum = false;
-        config.vec = config.vec != 0 ? 1 : 0; /* partial values: one at a time */
         out ^= 1;
     }
 cleanup:
     return status;
+}
+
+clfold_status passes_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
+                         struct pass_log *log)
+{
+    struct build_config partials = job->config;
+    partials.in_partials = true;
+    return passes_run_programs(ctx, job, &job->config, &partials, fold, log);
 }
 
 size_t block_values_bytes(const struct job *job, size_t block, size_t per_value)

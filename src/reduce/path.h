@@ -47,6 +47,8 @@ struct job {
     size_t max_groups;           /* a fixed grid (K7, the GPU shape); 0: one group a slice */
     size_t single_launch_bytes;  /* the GPU shape folds arrays this small in one group */
     bool once;                   /* the GPU shape on NVIDIA: one launch, the last group folds */
+    unsigned vec;                /* the GPU shape: the caller's elements a load (VEC); else 0 */
+    unsigned unroll;             /* the GPU shape: loads in flight a work-item (UNROLL); else 0 */
     struct build_config config;  /* the first pass's program */
 };
 
@@ -115,6 +117,18 @@ clfold_status cpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *
                        const struct fold *fold, const struct pass *pass);
 clfold_status cpu_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
                       struct pass_log *log);
+/* The knobs of cpu.cl's kernels (and cpu_arg.cl's): the CPU shape's, and axis.c's on CPUs. */
+struct cpu_knobs {
+    unsigned vec;                /* VEC: lanes of an accumulator vector */
+    unsigned accs;               /* ACCS: streams a work-item folds a run in */
+    unsigned prefetch;           /* PREFETCH: bytes ahead that a stream asks for; 0: none */
+    bool small_int_sum;          /* SMALL_INT_SUM: 8- and 16-bit sums add in 32-bit lanes first */
+    bool segmented;              /* SEGMENTED: rows' bounds come from an offsets array */
+    unsigned col_vectors;        /* COL_VECTORS: a band's vectors (columns); 0 elsewhere */
+};
+
+/* cpu.cl's defines for `knobs`, into `defines`. */
+void cpu_defines(const struct cpu_knobs *knobs, struct path_defines *defines);
 /* The CPU shape's kernels for `config`: cpu.cl, or cpu_arg.cl for argmin and argmax. */
 const char *cpu_source(const struct build_config *config);
 /* The lanes of the CPU shape's vectors for `config` (what cpu.cl's VEC is). */
@@ -142,11 +156,17 @@ clfold_status pass_launch(clfold_context *ctx, const struct job *job, const stru
                           struct pass_log *log);
 
 /*
- * The multi-kernel decomposition: a pass of the path's kernel over the
- * caller's values, then over each pass's partial values until one is left,
- * which the last pass writes to the fold's out. Every path with work-groups
- * runs this.
+ * The multi-kernel decomposition: a pass of the path's kernel, built as
+ * `first`, over the caller's values, then passes built as `partials` over
+ * each pass's partial values until one is left, which the last pass writes
+ * to the fold's out. Every path with work-groups runs this.
  */
+clfold_status passes_run_programs(clfold_context *ctx, const struct job *job,
+                                  const struct build_config *first,
+                                  const struct build_config *partials, const struct fold *fold,
+                                  struct pass_log *log);
+
+/* passes_run_programs of the job's program; its passes over partial values differ only in that. */
 clfold_status passes_run(clfold_context *ctx, const struct job *job, const struct fold *fold,
                          struct pass_log *log);
 

@@ -63,7 +63,8 @@ clfold_status tree_shape(clfold_context *ctx, size_t block, struct job *job)
     size_t share = local_share(ctx, job, block);
     job->block = block;
     job->local_values = block / share;
-    job->config.local_share = (unsigned)share;
+    if (share > 1)
+        path_define(&job->config.defines, DEFINE_HEAD, " -DLOCAL_SHARE=%zu", share);
     CHECK(device_check_block(ctx, block));
     CHECK(check_cpu_group(ctx, job, block));
 cleanup:

@@ -282,6 +282,47 @@ cleanup:
     return status;
 }
 
+/* tiles.cl's knobs: the one-launch scan's, where it runs; none for three launches' tiles. */
+struct tiles_knobs {
+    bool small_int_sum;            /* SMALL_INT_SUM: 8- and 16-bit sums add tiles in ints */
+    bool local_rows;               /* LOCAL_ROWS: a tile's rows kept in local memory */
+    unsigned prefetch_tiles;       /* PREFETCH_TILES: tiles ahead asked of L2; 0: none */
+};
+
+/*
+ * The one-launch scan's tiles (lookback_geometry) and knobs, and the groups
+ * that its PTX fits on a multiprocessor.
+ */
+static void lookback_job(clfold_context *ctx, clfold_type type, struct scan_job *job,
+                         struct tiles_knobs *knobs)
+{
+    lookback_geometry(ctx, type, job);
+    knobs->prefetch_tiles = lookback_prefetch(ctx, job);
+    knobs->small_int_sum = tile_sums_fit_int(job);
+    knobs->local_rows = lookback_local_rows(ctx, job);
+    if (knobs->local_rows) {
+        if (job->block == 256 || job->block == 512)
+            job->config.groups_per_unit = (unsigned)(LOCAL_ROWS_WORK_ITEMS_PER_UNIT / job->block);
+    } else if (knobs->small_int_sum && job->block <= LOOKBACK_BLOCK) {
+        job->config.groups_per_unit = 2;
+    }
+}
+
+/* tiles.cl's defines: a work-item's run, and the one-launch scan's look-back and knobs. */
+static void tiles_defines(const struct scan_job *job, const struct tiles_knobs *knobs,
+                          struct path_defines *defines)
+{
+    if (knobs->small_int_sum)
+        path_define(defines, DEFINE_HEAD, " -DSMALL_INT_SUM=1");
+    path_define(defines, DEFINE_TAIL, " -DRUN_ITEMS=%zu", job->run_items);
+    if (job->lookback)
+        path_define(defines, DEFINE_TAIL, " -DLOOKBACK_ROUNDS=%d", LOOKBACK_ROUNDS);
+    if (knobs->local_rows)
+        path_define(defines, DEFINE_TAIL, " -DLOCAL_ROWS=1");
+    if (knobs->prefetch_tiles != 0)
+        path_define(defines, DEFINE_TAIL, " -DPREFETCH_TILES=%u", knobs->prefetch_tiles);
+}
+
 clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
                             struct scan_job *job)
 {
@@ -296,28 +337,19 @@ clfold_status scan_job_make(clfold_context *ctx, clfold_type type, clfold_op op,
     if (job->path == &CPU_CHUNKS) {
         job->block = 1;
         job->tiles_per_group = CPU_CHUNK_WAYS;
-        job->config.chunk_ways = CPU_CHUNK_WAYS;
         job->chunks_per_level = (size_t)ctx->caps.compute_units * CPU_ITEMS_PER_UNIT * CPU_CHUNK_WAYS;
         job->config.block_size = 1;
+        path_define(&job->config.defines, DEFINE_TAIL, " -DCHUNK_WAYS=%d", CPU_CHUNK_WAYS);
     } else if (job->path == &GPU_TILES) {
+        struct tiles_knobs knobs = {false, false, 0};
         job->lookback = lookback_can_run(ctx, &job->config);
-        if (job->lookback) {
-            lookback_geometry(ctx, type, job);
-            job->config.prefetch_tiles = lookback_prefetch(ctx, job);
-            job->config.small_int_sum = tile_sums_fit_int(job);
-            job->config.local_rows = lookback_local_rows(ctx, job);
-            if (job->config.local_rows) {
-                if (job->block == 256 || job->block == 512)
-                    job->config.groups_per_unit =
-                        (unsigned)(LOCAL_ROWS_WORK_ITEMS_PER_UNIT / job->block);
-            } else if (job->config.small_int_sum && job->block <= LOOKBACK_BLOCK) {
-                job->config.groups_per_unit = 2;
-            }
-        } else
+        if (job->lookback)
+            lookback_job(ctx, type, job, &knobs);
+        else
             CHECK(staged_geometry(ctx, &acc, job));
         job->config.block_size = job->block;
-        job->config.run_items = (unsigned)job->run_items;
-        job->config.lookback_rounds = job->lookback ? LOOKBACK_ROUNDS : 0;
+        job->config.inline_ptx = true; /* the look-back's loads, stores and fences in PTX */
+        tiles_defines(job, &knobs, &job->config.defines);
     } else {
         CHECK(ladder_block(ctx, job));
     }
