@@ -75,7 +75,7 @@ clfold_status atomic_run(clfold_context *ctx, const struct job *job, const struc
     CHECK(pass_launch(ctx, job, fold, &all, groups * job->block, job->block, log));
     CHECK(program_kernel(ctx, &job->config, "narrow_word", &narrow));
     struct pass last = {&job->config, target, 0, 1, NULL, 1, 0, true, 0};
-    CHECK(launch_kernel(ctx, narrow, "narrow_word", fold, &last, 1, 1, log));
+    CHECK(launch_kernel(ctx, narrow, "narrow_word", FOLD_KERNEL, fold, &last, 1, 1, log));
     /* One value read and written, however many updates. */
     log->bytes_read = (uint64_t)fold->count * type_info(job->config.in)->size;
     log->bytes_written = type_info(acc)->size;

@@ -350,25 +350,46 @@ static bool stores_whole(const struct axis_request *request, const struct fold *
 }
 
 /*
+ * The rows kernels' parameters (axis.cl's reduce_rows and reduce_short_rows,
+ * cpu.cl's and cpu_arg.cl's reduce_cpu_rows) and the columns kernels'
+ * (reduce_columns, reduce_cpu_columns): the matrix, then how it is cut.
+ */
+#define MATRIX_PARAMS "rows", "cols", "pitch"
+static kernel_params ROWS_KERNEL = {FOLD_PARAMS, MATRIX_PARAMS, "piece_shift", "per_group",
+                                    "bounds", NULL};
+static kernel_params COLUMNS_KERNEL = {FOLD_PARAMS, MATRIX_PARAMS, "slice_rows", "block_shift",
+                                       NULL};
+
+/* A launch's matrix (rows, cols, pitch) and its cut: the pieces' or slices' two numbers. */
+struct axis_args {
+    cl_ulong rows, cols, pitch;
+    cl_ulong cut[2];
+};
+
+/*
  * One launch of a rows or columns kernel (axis.cl's, or cpu.cl's), built
  * as the pass's config: the common arguments, then the kernel's own, and
  * the bounds for rows.
  */
 static clfold_status axis_launch(clfold_context *ctx, const char *entry, bool columns,
                                  const struct fold *fold, const struct pass *pass,
-                                 const cl_ulong *args, unsigned nargs, cl_mem bounds,
-                                 size_t groups, size_t block, struct pass_log *log)
+                                 const struct axis_args *args, cl_mem bounds, size_t groups,
+                                 size_t block, struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
+    const char *const *params = columns ? COLUMNS_KERNEL : ROWS_KERNEL;
+    const char *cut[2] = {columns ? "slice_rows" : "piece_shift",
+                          columns ? "block_shift" : "per_group"};
     cl_kernel kernel = NULL;
     CHECK(program_kernel(ctx, pass->config, entry, &kernel));
-    for (unsigned i = 0; i < nargs; i++)
-        CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + i, sizeof args[i], &args[i]),
-                 "clSetKernelArg(shape)");
+    CHECK(kernel_arg(ctx, kernel, params, "rows", sizeof args->rows, &args->rows));
+    CHECK(kernel_arg(ctx, kernel, params, "cols", sizeof args->cols, &args->cols));
+    CHECK(kernel_arg(ctx, kernel, params, "pitch", sizeof args->pitch, &args->pitch));
+    for (int i = 0; i < 2; i++)
+        CHECK(kernel_arg(ctx, kernel, params, cut[i], sizeof args->cut[i], &args->cut[i]));
     if (!columns)
-        CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + nargs, sizeof bounds, &bounds),
-                 "clSetKernelArg(bounds)");
-    CHECK(launch_kernel(ctx, kernel, entry, fold, pass, groups * block, block, log));
+        CHECK(kernel_arg(ctx, kernel, params, "bounds", sizeof bounds, &bounds));
+    CHECK(launch_kernel(ctx, kernel, entry, params, fold, pass, groups * block, block, log));
 cleanup:
     return status;
 }
@@ -397,11 +418,11 @@ static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request
     struct build_config config = axis_config(request, shape, false, !split && whole);
     struct pass pass = {&config, request->in, request->offset, read, NULL, shape->groups, 0,
                         !split, request->results * (split ? shape->pieces : 1)};
-    cl_ulong args[] = {request->rows, request->cols, request->pitch, shape->shift,
-                       shape->per_group};
+    struct axis_args args = {request->rows, request->cols, request->pitch,
+                             {shape->shift, shape->per_group}};
     if (split)
         CHECK(pass_to_partials(ctx, request, fold, request->rows * shape->pieces, &pass));
-    CHECK(axis_launch(ctx, axis_entry(shape, false, false), false, fold, &pass, args, 5,
+    CHECK(axis_launch(ctx, axis_entry(shape, false, false), false, fold, &pass, &args,
                       request->bounds, shape->groups, shape->block, log));
     if (!split)
         goto cleanup;
@@ -415,11 +436,11 @@ static clfold_status rows_enqueue(clfold_context *ctx, const struct axis_request
     config = axis_config(&folding, &second, true, whole);
     pass = (struct pass){&config, fold->scratch->partials[0], 0, request->rows * shape->pieces,
                          NULL, second.groups, 0, true, request->results};
-    cl_ulong folds[] = {folding.rows, folding.cols, folding.pitch, second.shift,
-                        second.per_group};
+    struct axis_args folds = {folding.rows, folding.cols, folding.pitch,
+                              {second.shift, second.per_group}};
     if (second.pieces != 1)
         FAIL(CLFOLD_ERROR_UNSUPPORTED, "internal: a row's pieces were cut again");
-    CHECK(axis_launch(ctx, axis_entry(&second, false, true), false, fold, &pass, folds, 5, NULL,
+    CHECK(axis_launch(ctx, axis_entry(&second, false, true), false, fold, &pass, &folds, NULL,
                       second.groups, second.block, log));
 cleanup:
     return status;
@@ -438,11 +459,11 @@ static clfold_status columns_enqueue(clfold_context *ctx, const struct axis_requ
     struct pass pass = {&config, request->in, request->offset, request->rows * request->cols,
                         NULL, shape->groups, 0, !split,
                         request->results * (split ? shape->pieces : 1)};
-    cl_ulong args[] = {request->rows, request->cols, request->pitch, shape->per_group,
-                       shape->shift};
+    struct axis_args args = {request->rows, request->cols, request->pitch,
+                             {shape->per_group, shape->shift}};
     if (split)
         CHECK(pass_to_partials(ctx, request, fold, shape->pieces * request->cols, &pass));
-    CHECK(axis_launch(ctx, axis_entry(shape, true, false), true, fold, &pass, args, 5, NULL,
+    CHECK(axis_launch(ctx, axis_entry(shape, true, false), true, fold, &pass, &args, NULL,
                       shape->groups, shape->block, log));
     if (!split)
         goto cleanup;
@@ -451,8 +472,9 @@ static clfold_status columns_enqueue(clfold_context *ctx, const struct axis_requ
     config = axis_config(request, shape, true, whole);
     pass = (struct pass){&config, fold->scratch->partials[0], 0, shape->pieces * request->cols,
                          NULL, stride, 0, true, request->results};
-    cl_ulong folds[] = {shape->pieces, request->cols, request->cols, shape->pieces, shape->shift};
-    CHECK(axis_launch(ctx, axis_entry(shape, true, true), true, fold, &pass, folds, 5, NULL, stride,
+    struct axis_args folds = {shape->pieces, request->cols, request->cols,
+                              {shape->pieces, shape->shift}};
+    CHECK(axis_launch(ctx, axis_entry(shape, true, true), true, fold, &pass, &folds, NULL, stride,
                       shape->block, log));
 cleanup:
     return status;

@@ -98,10 +98,8 @@ clfold_status cpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *
                        const struct fold *fold, const struct pass *pass)
 {
     clfold_status status = CLFOLD_SUCCESS;
-    (void)job;
     (void)fold;
-    CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG, sizeof pass->extra, &pass->extra),
-             "clSetKernelArg(chunk)");
+    CHECK(kernel_arg(ctx, kernel, job->params, "chunk", sizeof pass->extra, &pass->extra));
 cleanup:
     return status;
 }

@@ -6,6 +6,9 @@
  */
 #include "path.h"
 
+/* The one-launch kernel's parameters: the GPU shape's, then its groups' values and their ticket. */
+static kernel_params ONE_LAUNCH_KERNEL = {FOLD_PARAMS, "head", "partials", "tickets", NULL};
+
 /*
  * 16 bytes a load where the device's buffers start on a 16-byte boundary
  * (the kernel aligns the rest itself); else one element.
@@ -121,8 +124,10 @@ clfold_status gpu_shape(clfold_context *ctx, size_t block, struct job *job)
      * most of the time. gpu_one_launch 0 (CLFOLD_GPU_ONE_LAUNCH=0) keeps two, for comparison.
      */
     job->once = ctx->caps.inline_ptx && ctx->settings.gpu_one_launch;
-    if (job->once)
+    if (job->once) {
         job->entry = "reduce_gpu_once";
+        job->params = ONE_LAUNCH_KERNEL;
+    }
     return device_check_block(ctx, block);
 }
 
@@ -146,15 +151,13 @@ clfold_status gpu_bind(clfold_context *ctx, cl_kernel kernel, const struct job *
     cl_ulong vec = pass_vector(job, pass->config);
     cl_ulong head = (vec - pass->offset % vec) % vec;
     head = head < pass->count ? head : pass->count;
-    CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG, sizeof head, &head), "clSetKernelArg(head)");
+    CHECK(kernel_arg(ctx, kernel, job->params, "head", sizeof head, &head));
     if (job->once) {
         const struct scratch *scratch = fold->scratch;
-        CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + 1, sizeof scratch->partials[0],
-                                &scratch->partials[0]),
-                 "clSetKernelArg(partials)");
-        CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG + 2, sizeof scratch->tickets,
-                                &scratch->tickets),
-                 "clSetKernelArg(tickets)");
+        CHECK(kernel_arg(ctx, kernel, job->params, "partials", sizeof scratch->partials[0],
+                         &scratch->partials[0]));
+        CHECK(kernel_arg(ctx, kernel, job->params, "tickets", sizeof scratch->tickets,
+                         &scratch->tickets));
     }
 cleanup:
     return status;
@@ -179,6 +182,7 @@ clfold_status gpu_run(clfold_context *ctx, const struct job *job, const struct f
         struct job alone = *job;
         alone.once = false;
         alone.entry = job->path->entry;
+        alone.params = job->path->params;
         return passes_run_programs(ctx, &alone, &first, &partials, fold, log);
     }
     if (job->once) {

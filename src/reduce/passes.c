@@ -21,28 +21,31 @@ static size_t reported_limit(const clfold_context *ctx, cl_kernel kernel)
     return reported;
 }
 
-/* Every kernel's arguments 0..5: in, offset, n, and where its values go (cl/core/defs.cl's write_value). */
-static clfold_status bind_common(clfold_context *ctx, cl_kernel kernel, const struct fold *fold,
-                                 const struct pass *pass)
+kernel_params FOLD_KERNEL = {FOLD_PARAMS, NULL};
+
+/* Every kernel's FOLD_PARAMS: in, offset, n, and where its values go (cl/core/defs.cl's write_value). */
+static clfold_status bind_common(clfold_context *ctx, cl_kernel kernel, const char *const *params,
+                                 const struct fold *fold, const struct pass *pass)
 {
     clfold_status status = CLFOLD_SUCCESS;
     cl_ulong offset = pass->offset, count = pass->count;
     cl_mem out = pass->last ? fold->out : pass->out;
     cl_ulong at = pass->last ? fold->at : 0;
     cl_uint finish = pass->last && fold->finish;
-    CHECK_CL(clSetKernelArg(kernel, 0, sizeof pass->in, &pass->in), "clSetKernelArg(in)");
-    CHECK_CL(clSetKernelArg(kernel, 1, sizeof offset, &offset), "clSetKernelArg(offset)");
-    CHECK_CL(clSetKernelArg(kernel, 2, sizeof count, &count), "clSetKernelArg(n)");
-    CHECK_CL(clSetKernelArg(kernel, 3, sizeof out, &out), "clSetKernelArg(out)");
-    CHECK_CL(clSetKernelArg(kernel, 4, sizeof at, &at), "clSetKernelArg(at)");
-    CHECK_CL(clSetKernelArg(kernel, 5, sizeof finish, &finish), "clSetKernelArg(finish)");
+    CHECK(kernel_arg(ctx, kernel, params, "in", sizeof pass->in, &pass->in));
+    CHECK(kernel_arg(ctx, kernel, params, "offset", sizeof offset, &offset));
+    CHECK(kernel_arg(ctx, kernel, params, "n", sizeof count, &count));
+    CHECK(kernel_arg(ctx, kernel, params, "out", sizeof out, &out));
+    CHECK(kernel_arg(ctx, kernel, params, "at", sizeof at, &at));
+    CHECK(kernel_arg(ctx, kernel, params, "finish", sizeof finish, &finish));
 cleanup:
     return status;
 }
 
 clfold_status launch_kernel(clfold_context *ctx, cl_kernel kernel, const char *entry,
-                            const struct fold *fold, const struct pass *pass, size_t global,
-                            size_t local, struct pass_log *log)
+                            const char *const *params, const struct fold *fold,
+                            const struct pass *pass, size_t global, size_t local,
+                            struct pass_log *log)
 {
     clfold_status status = CLFOLD_SUCCESS;
     size_t acc_size = accumulator_size(&pass->config->acc);
@@ -53,7 +56,7 @@ clfold_status launch_kernel(clfold_context *ctx, cl_kernel kernel, const char *e
 
     if (log->passes == MAX_PASSES)
         FAIL(CLFOLD_ERROR_UNSUPPORTED, "reduction needs more than %d passes", MAX_PASSES);
-    CHECK(bind_common(ctx, kernel, fold, pass));
+    CHECK(bind_common(ctx, kernel, params, fold, pass));
     take_waits(log, &waits, &wait_list);
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &local, waits,
                                         wait_list, keep ? &log->events[log->count] : NULL);
@@ -87,7 +90,7 @@ clfold_status pass_launch(clfold_context *ctx, const struct job *job, const stru
     CHECK(program_kernel(ctx, pass->config, job->entry, &kernel));
     if (job->path->bind != NULL)
         CHECK(job->path->bind(ctx, kernel, job, fold, pass));
-    CHECK(launch_kernel(ctx, kernel, job->entry, fold, pass, global, local, log));
+    CHECK(launch_kernel(ctx, kernel, job->entry, job->params, fold, pass, global, local, log));
 cleanup:
     return status;
 }
@@ -102,7 +105,7 @@ clfold_status values_launch(clfold_context *ctx, const struct job *job, const st
     struct pass pass = {&config, in, offset, count, NULL, 1, 0, true, 0};
     cl_kernel kernel = NULL;
     CHECK(program_kernel(ctx, &config, "fold_values", &kernel));
-    CHECK(launch_kernel(ctx, kernel, "fold_values", fold, &pass, 1, 1, log));
+    CHECK(launch_kernel(ctx, kernel, "fold_values", FOLD_KERNEL, fold, &pass, 1, 1, log));
 cleanup:
     return status;
 }

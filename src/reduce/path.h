@@ -20,10 +20,13 @@
 #include "scratch.h"
 
 /*
- * Every kernel's arguments 0..5: in, offset, n, out, at, finish (see
- * write_value in cl/core/defs.cl). A path's own arguments follow.
+ * Every reduction kernel's first parameters: it folds in[offset .. offset
+ * + n) and writes through write_value (cl/core/defs.cl) to out, from byte
+ * `at`, finished where `finish`. A kernel's list (kernel_params) starts
+ * with them; its path's own follow. FOLD_KERNEL is a kernel with no more.
  */
-#define FIRST_PATH_ARG 6
+#define FOLD_PARAMS "in", "offset", "n", "out", "at", "finish"
+extern kernel_params FOLD_KERNEL;
 
 /* One reduction as enqueued: its values, where its value goes, its scratch. */
 struct fold {
@@ -42,6 +45,7 @@ struct reduce_path;
 struct job {
     const struct reduce_path *path;
     const char *entry;           /* the path's kernel function, or its variant (the GPU shape's one launch) */
+    const char *const *params;   /* the entry's parameters (kernel_params) */
     size_t block;                /* work-group size (1 for the CPU shape) */
     size_t local_values;         /* accumulator values a work-group keeps in local memory */
     size_t max_groups;           /* a fixed grid (K7, the GPU shape); 0: one group a slice */
@@ -73,13 +77,14 @@ struct reduce_path {
     clfold_kernel kernel;        /* what clfold_run_info reports: CLFOLD_AUTO for the shapes */
     const char *source;          /* its file of cl/ */
     const char *entry;           /* its kernel function */
+    const char *const *params;   /* the entry's parameters (kernel_params) */
     bool block_is_constant;      /* BLOCK_SIZE is compiled in (K6, K7, the GPU shape) */
     /* Launch geometry: the job's block and grid, from the block asked for (0: choose). */
     clfold_status (*shape)(clfold_context *ctx, size_t block, struct job *job);
     /* Work-groups of a pass of `config` over `count` values (what passes_run calls;
        NULL for a path whose run function sizes its own launch, the CPU shape). */
     size_t (*groups)(const struct job *job, const struct build_config *config, size_t count);
-    /* The kernel's arguments from FIRST_PATH_ARG; NULL: none. */
+    /* The kernel's arguments past FOLD_PARAMS; NULL: none. */
     clfold_status (*bind)(clfold_context *ctx, cl_kernel kernel, const struct job *job,
                           const struct fold *fold, const struct pass *pass);
     /* Enqueues the fold of the fold's values into its out; returns without waiting. */
@@ -140,15 +145,16 @@ unsigned cpu_streams(const struct build_config *config);
 /* passes.c: what the paths share. */
 
 /*
- * Binds arguments 0..5 of `kernel` (named `entry`) for `pass` and enqueues
+ * Binds FOLD_PARAMS of `kernel` (named `entry`, its parameters `params`) for `pass` and enqueues
  * it, after the log's wait list if it is the first command. Its event is
  * kept where the queue profiles, or where it is the last launch and the
  * caller wants that one: on NVIDIA asking for an event costs microseconds
  * (bench/results/kernel-choices-nvidia.txt).
  */
 clfold_status launch_kernel(clfold_context *ctx, cl_kernel kernel, const char *entry,
-                            const struct fold *fold, const struct pass *pass, size_t global,
-                            size_t local, struct pass_log *log);
+                            const char *const *params, const struct fold *fold,
+                            const struct pass *pass, size_t global, size_t local,
+                            struct pass_log *log);
 
 /* Builds (or finds) the pass's kernel, binds the path's arguments too, and launches it. */
 clfold_status pass_launch(clfold_context *ctx, const struct job *job, const struct fold *fold,

@@ -39,7 +39,7 @@ static clfold_status make_request(clfold_context *ctx, clfold_type type, clfold_
     CHECK(accumulator_choose(ctx, type, op, path->kernel, &acc));
     request->type = type;
     request->op = op;
-    *job = (struct job){.path = path, .entry = path->entry};
+    *job = (struct job){.path = path, .entry = path->entry, .params = path->params};
     job->config = (struct build_config){.source = path->source, .in = type, .acc = acc, .op = op};
     CHECK(path->shape(ctx, ctx->block_size, job));
     /* The shape may have moved to another entry (K1-K3 at block 1 run K4). */

@@ -59,6 +59,7 @@ clfold_status tree_shape(clfold_context *ctx, size_t block, struct job *job)
     if (block == 1 && (kernel == CLFOLD_K1 || kernel == CLFOLD_K2 || kernel == CLFOLD_K3)) {
         job->path = path_of_kernel(CLFOLD_K4);
         job->entry = job->path->entry;
+        job->params = job->path->params;
     }
     size_t share = local_share(ctx, job, block);
     job->block = block;
@@ -112,7 +113,7 @@ clfold_status tree_bind_local(clfold_context *ctx, cl_kernel kernel, const struc
     clfold_status status = CLFOLD_SUCCESS;
     size_t bytes = job->local_values * accumulator_size(&pass->config->acc);
     (void)fold;
-    CHECK_CL(clSetKernelArg(kernel, FIRST_PATH_ARG, bytes, NULL), "clSetKernelArg(local)");
+    CHECK(kernel_arg(ctx, kernel, job->params, "sdata", bytes, NULL));
 cleanup:
     return status;
 }
