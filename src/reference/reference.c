@@ -139,6 +139,36 @@ static int64_t arg_index(const void *data, size_t n, clfold_type type, clfold_op
     return (int64_t)best;
 }
 
+/* A running float sum: Neumaier's compensation in long double, non-finite elements apart. */
+typedef struct {
+    long double sum, carry, sum_abs;
+    bool nan, plus_inf, minus_inf;
+} running_sum;
+
+static void running_add(running_sum *s, long double x)
+{
+    if (isnan(x)) {
+        s->nan = true;
+    } else if (isinf(x)) {
+        *(x > 0 ? &s->plus_inf : &s->minus_inf) = true;
+    } else {
+        long double t = s->sum + x;
+        s->carry += fabsl(s->sum) >= fabsl(x) ? (s->sum - t) + x : (x - t) + s->sum;
+        s->sum = t;
+        s->sum_abs += fabsl(x);
+    }
+}
+
+static long double running_value(const running_sum *s)
+{
+    if (s->nan || (s->plus_inf && s->minus_inf))
+        return NAN;
+    if (s->plus_inf || s->minus_inf)
+        return s->plus_inf ? INFINITY : -INFINITY;
+    /* Zeros alone: the sum, started at -0, holds their sign (-0 only if all are -0). */
+    return s->sum_abs == 0 ? s->sum : s->sum + s->carry;
+}
+
 clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clfold_op op,
                                reference_value *result, long double *sum_abs)
 {
@@ -155,6 +185,12 @@ clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clf
     }
     bool adds = op == CLFOLD_SUM || op == CLFOLD_SUMSQ;
     if (is_float_type(type)) {
+        /*
+         * Sums carry Neumaier's compensation: a plain long double sum of 2^28
+         * doubles could be off by 2^28 of its roundings, more than the bounds
+         * it judges (docs/accuracy.md).
+         */
+        running_sum sum = {0.0L, 0, 0, false, false, false};
         long double acc = adds ? 0.0L : op == CLFOLD_PROD ? 1.0L
                         : op == CLFOLD_MIN ? INFINITY : -INFINITY;
         long exponent = 0; /* products: acc * 2^exponent, so that no partial product overflows */
@@ -163,7 +199,7 @@ clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clf
             if (op == CLFOLD_SUMSQ) /* exact for halves and floats; within 2^-64 for doubles */
                 x *= x;
             if (adds) {
-                acc += x;
+                running_add(&sum, x);
             } else if (op == CLFOLD_PROD) {
                 int k = 0;
                 acc = frexpl(acc * x, &k);
@@ -174,6 +210,8 @@ clfold_status reference_reduce(const void *data, size_t n, clfold_type type, clf
             if (sum_abs != NULL && adds)
                 *sum_abs += fabsl(x);
         }
+        if (adds)
+            acc = running_value(&sum);
         if (op == CLFOLD_PROD) /* long double's range holds any float or double result */
             acc = ldexpl(acc, exponent < -20000 ? -20000 : exponent > 20000 ? 20000 : (int)exponent);
         store_float(result, acc, result_type);
@@ -307,36 +345,6 @@ static void store_output(void *out, size_t i, clfold_type result, uint64_t bits,
     else
         store_integer(&v, bits, result);
     memcpy((unsigned char *)out + i * size, v.bytes, size);
-}
-
-/* A running float sum: Neumaier's compensation in long double, non-finite elements apart. */
-typedef struct {
-    long double sum, carry, sum_abs;
-    bool nan, plus_inf, minus_inf;
-} running_sum;
-
-static void running_add(running_sum *s, long double x)
-{
-    if (isnan(x)) {
-        s->nan = true;
-    } else if (isinf(x)) {
-        *(x > 0 ? &s->plus_inf : &s->minus_inf) = true;
-    } else {
-        long double t = s->sum + x;
-        s->carry += fabsl(s->sum) >= fabsl(x) ? (s->sum - t) + x : (x - t) + s->sum;
-        s->sum = t;
-        s->sum_abs += fabsl(x);
-    }
-}
-
-static long double running_value(const running_sum *s)
-{
-    if (s->nan || (s->plus_inf && s->minus_inf))
-        return NAN;
-    if (s->plus_inf || s->minus_inf)
-        return s->plus_inf ? INFINITY : -INFINITY;
-    /* Zeros alone: the sum, started at -0, holds their sign (-0 only if all are -0). */
-    return s->sum_abs == 0 ? s->sum : s->sum + s->carry;
 }
 
 /* A running float product: mantissa and exponent apart, as reference_reduce's. */
