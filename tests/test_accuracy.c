@@ -160,11 +160,36 @@ static void test_bounds(clfold_context *ctx, bool has_fp64)
     free(data);
 }
 
+/*
+ * The oracle itself: 1 and then 2^20 elements of 2^-65, a quarter of long
+ * double's ulp at 1, which a plain long double sum drops one by one. Their
+ * sum, 1 + 2^-45, is a double; an oracle 2^-45 off would pass or fail
+ * results against bounds of about 2^-48 at random (the bench's 2^28
+ * double sums of squares on the H200).
+ */
+static void test_reference(void)
+{
+    enum { TINY = 1 << 20 };
+    double *data = malloc((TINY + 1) * sizeof *data);
+    reference_value want = {0};
+    long double sum_abs = 0;
+    EXPECT(data != NULL, "no memory for the data");
+    if (data == NULL)
+        return;
+    data[0] = 1.0;
+    for (size_t i = 1; i <= TINY; i++)
+        data[i] = 0x1p-65;
+    reference_reduce(data, TINY + 1, CLFOLD_DOUBLE, CLFOLD_SUM, &want, &sum_abs);
+    EXPECT(want.f64 == 1.0 + 0x1p-45, "the reference sum is %a, not 1 + 2^-45", want.f64);
+    free(data);
+}
+
 /* Infinities and NaN through the (sum, carry) pairs and the double accumulators. */
 static void test_special(clfold_context *ctx, bool has_fp64)
 {
     float data[1000];
     reference_value got;
+    test_reference();
     for (size_t a = 1; a < N_ACCURACIES; a++) {
         if (ACCURACIES[a] == CLFOLD_ACCURACY_FP64 && !has_fp64)
             continue;
