@@ -21,11 +21,12 @@ for shape in cpu gpu; do
         fail "bench --shape 100x1000 --axis 0 on the $shape shape: $(cat "$work/out" "$work/err")"
 done
 # A wrong result fails every kind of bench (exit 1, its row NO): integer sums and argmax's
-# pairs broken in a copy of the kernels (combine in cl/core/defs.cl), which every
+# pairs broken in a copy of the kernels (the sum's PLAIN_COMBINE and combine's rule for
+# arg pairs in cl/core/defs.cl), which every
 # path folds with: whole arrays, columns (one block and several), rows, segments, argmax
 # and scans.
 cp -r "$cl_dir" "$work/broken-combine"
-sed -i -e 's/^    return (ACC_T)((ACC_UT)a + (ACC_UT)b);$/    return (ACC_T)((ACC_UT)a + (ACC_UT)b + 1);/' \
+sed -i -e 's/^#define PLAIN_COMBINE(a, b) ((ACC_T)((ACC_UT)(a) + (ACC_UT)(b)))$/#define PLAIN_COMBINE(a, b) ((ACC_T)((ACC_UT)(a) + (ACC_UT)(b) + 1))/' \
     -e 's/^    return arg_before(b, a) ? b : a;$/    return arg_before(a, b) ? b : a;/' "$work/broken-combine/core/defs.cl"
 if [ "$(diff "$cl_dir/core/defs.cl" "$work/broken-combine/core/defs.cl" | grep -c '^>')" -ne 2 ]; then
     fail "the broken combine no longer applies to cl/core/defs.cl"
