@@ -307,8 +307,8 @@ expect_fault clBuildProgram            1   1    'reduce: building reduce/ladder\
 expect_fault clBuildProgram            2   1    'reduce: building reduce/ladder\.cl with "-DOP=OP_SUM .* -DIN_IS_ACC=1.*" failed:$' -k k3
 expect_fault clCreateKernel            1   1    "reduce: clCreateKernel $oom"             -k k3
 expect_fault clCreateKernel            2   1    "reduce: clCreateKernel $oom"             -k k3
-# A launch binds its path's arguments (K3: the local array), then in, offset, n, out, at, finish.
-expect_fault clSetKernelArg            1   1    "reduce: clSetKernelArg\(local\) $oom"    -k k3
+# A launch binds its path's arguments (K3: its local array, sdata), then in, offset, n, out, at, finish.
+expect_fault clSetKernelArg            1   1    "reduce: clSetKernelArg\(sdata\) $oom"    -k k3
 expect_fault clSetKernelArg            2   1    "reduce: clSetKernelArg\(in\) $oom"       -k k3
 expect_fault clSetKernelArg            5   1    "reduce: clSetKernelArg\(out\) $oom"      -k k3
 expect_fault clSetKernelArg            7   1    "reduce: clSetKernelArg\(finish\) $oom"   -k k3
