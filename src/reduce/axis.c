@@ -288,6 +288,12 @@ static void columns_shape(const clfold_context *ctx, const struct axis_request *
     shape->groups = shape->pieces << shape->shift;
 }
 
+/* Whether the CPU's lanes fold the pass (cpu.cl's kernels): the caller's elements on a CPU shape. */
+static bool folds_in_lanes(const struct axis_shape *shape, bool partials)
+{
+    return shape->lanes != 0 && !partials;
+}
+
 /*
  * The build of a pass over the caller's elements or, with partials, over
  * the first pass's values (always axis.cl's kernels: they are few). With
@@ -296,7 +302,7 @@ static void columns_shape(const clfold_context *ctx, const struct axis_request *
 static struct build_config axis_config(const struct axis_request *request,
                                        const struct axis_shape *shape, bool partials, bool whole)
 {
-    bool columns = request->columns, cpu = shape->lanes != 0 && !partials;
+    bool columns = request->columns, cpu = folds_in_lanes(shape, partials);
     struct build_config config = {.source = "reduce/axis.cl", .in = request->type,
                                   .in_partials = partials, .acc = request->acc,
                                   .op = request->op, .block_size = shape->block};
@@ -336,7 +342,7 @@ static struct build_config axis_config(const struct axis_request *request,
 /* A pass's kernel: cpu.cl's where the CPU's lanes fold the caller's elements, else axis.cl's. */
 static const char *axis_entry(const struct axis_shape *shape, bool columns, bool partials)
 {
-    bool cpu = shape->lanes != 0 && !partials;
+    bool cpu = folds_in_lanes(shape, partials);
     return columns                                ? (cpu ? "reduce_cpu_columns" : "reduce_columns")
          : cpu                                    ? "reduce_cpu_rows"
          : shape->row_vectors != 0 && !partials ? "reduce_short_rows"
